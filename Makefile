@@ -1,0 +1,39 @@
+# The two commands: `make book` and `make test`. Each sets up .venv itself.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NBVAL  := --nbval --sanitize-with tests/sanitize.cfg -p no:randomly
+
+.PHONY: book test lint unit notebooks build-book browser labs clean
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+test: $(STAMP) lint unit notebooks build-book browser
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not browser" tests
+
+notebooks: $(STAMP)
+	$(BIN)/python -m pytest -q $(NBVAL) book labs/solutions
+
+build-book: $(STAMP)
+	rm -rf _build/html
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+browser: $(STAMP)
+	$(BIN)/python -m pytest -q -m browser tests
+
+clean:
+	rm -rf _build .jupyter_cache

@@ -1,0 +1,426 @@
+"""Deterministic synthetic news corpora with known near-duplicate families.
+
+Every article is generated from a seed: a headline and sentences of words
+drawn from a Zipf-distributed vocabulary (a few real function words and
+news words at the top ranks, made-up words below them). Copies are made by
+applying *edit kinds* to an original, so the truth is known: ``origin[i]``
+is the index of the article document ``i`` was copied from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "EDIT_KINDS",
+    "Corpus",
+    "make_corpus",
+    "make_article",
+    "apply_edit",
+    "replace_words",
+    "vocabulary",
+]
+
+EDIT_KINDS = (
+    "light-replace",
+    "heavy-replace",
+    "drop-sentence",
+    "boilerplate",
+    "case-spacing",
+    "headline",
+    "also-read",
+)
+
+_COMMON = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "a",
+    "is",
+    "that",
+    "for",
+    "on",
+    "said",
+    "with",
+    "was",
+    "as",
+    "by",
+    "it",
+    "at",
+    "from",
+    "his",
+    "he",
+    "be",
+    "has",
+    "have",
+    "are",
+    "not",
+    "but",
+    "this",
+    "an",
+    "will",
+    "had",
+    "its",
+    "were",
+    "which",
+    "their",
+    "they",
+    "who",
+    "been",
+    "more",
+    "after",
+    "year",
+    "new",
+    "would",
+    "also",
+    "over",
+    "two",
+    "government",
+    "minister",
+    "city",
+    "police",
+    "state",
+    "people",
+    "first",
+    "last",
+    "week",
+    "officials",
+    "report",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "court",
+    "market",
+    "rain",
+    "water",
+    "school",
+    "health",
+    "workers",
+    "company",
+    "district",
+    "council",
+    "percent",
+    "million",
+    "since",
+    "during",
+    "about",
+    "could",
+    "than",
+    "other",
+    "into",
+    "while",
+    "when",
+    "under",
+    "three",
+    "between",
+    "before",
+]
+_ONSETS = [
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "h",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "w",
+    "z",
+    "br",
+    "ch",
+    "dr",
+    "gr",
+    "kr",
+    "pl",
+    "sh",
+    "st",
+    "tr",
+    "th",
+]
+_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]
+_CODAS = ["", "", "n", "r", "s", "l", "m", "t", "nd", "st"]
+_PUBLISHERS = (
+    "Coastal Daily Herald | Home | News | Weather | Sport | Subscribe for breaking alerts",
+    "The Morning Ledger — Latest headlines, local stories and analysis every day",
+    "Riverside Times | Sign in | Edition: National | Today's paper | Follow us",
+    "Metro Wire Online :: News you can trust :: Share this story with friends",
+    "Valley Observer | Top Stories | Business | Opinion | Newsletter sign-up",
+)
+_FOOTERS = (
+    "Copyright Coastal Daily Herald. All rights reserved. Read our privacy policy and terms of use.",
+    "Get the Morning Ledger newsletter in your inbox every morning. Unsubscribe at any time.",
+    "Riverside Times is not responsible for the content of external sites. Report an error here.",
+    "Download the Metro Wire app for the latest updates. Follow us on social media for more.",
+    "Valley Observer welcomes letters to the editor. Comments are moderated before publishing.",
+)
+
+
+@lru_cache(maxsize=8)
+def vocabulary(size: int = 6000) -> tuple[str, ...]:
+    """The corpus vocabulary in rank order: common words first, then made-up ones.
+
+    >>> vocabulary()[:3]
+    ('the', 'of', 'and')
+    >>> len(vocabulary(500))
+    500
+    """
+    if size < len(_COMMON):
+        raise ValueError(f"vocabulary size must be at least {len(_COMMON)}, got {size}")
+    rng = np.random.default_rng(20240607)
+    words, seen = list(_COMMON), set(_COMMON)
+    while len(words) < size:
+        syllables = int(rng.integers(2, 4))
+        word = (
+            "".join(
+                _ONSETS[rng.integers(len(_ONSETS))] + _VOWELS[rng.integers(len(_VOWELS))]
+                for _ in range(syllables)
+            )
+            + _CODAS[rng.integers(len(_CODAS))]
+        )
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return tuple(words)
+
+
+@lru_cache(maxsize=8)
+def _zipf_cdf(size: int, exponent: float) -> np.ndarray:
+    weights = 1.0 / np.arange(1, size + 1) ** exponent
+    return np.cumsum(weights / weights.sum())
+
+
+@lru_cache(maxsize=8)
+def _token_forms(size: int) -> np.ndarray:
+    """Every word in four spellings: plain, Capitalised, plain., Capitalised."""
+    vocab = vocabulary(size)
+    forms = [w for w in vocab] + [w.capitalize() for w in vocab]
+    forms += [w + "." for w in forms]
+    return np.array(forms, dtype=object)
+
+
+def _articles(rng: np.random.Generator, count: int, n_words: int, size: int, exponent: float) -> list[str]:
+    """``count`` articles: a headline, a blank line, ``n_words`` words in sentences."""
+    ranks = np.minimum(
+        np.searchsorted(_zipf_cdf(size, exponent), rng.random((count, n_words)), side="right"), size - 1
+    )
+    head_ranks = np.minimum(
+        np.searchsorted(_zipf_cdf(size, exponent), rng.random((count, 9)), side="right"), size - 1
+    )
+    head_lengths = rng.integers(5, 10, size=count).tolist()
+    sentence_lengths = rng.integers(8, 23, size=(count, n_words // 8 + 1))
+    ends = np.zeros((count, n_words), dtype=bool)
+    for doc, lengths in enumerate(sentence_lengths.tolist()):
+        start = 0
+        for length in lengths:
+            if n_words - start - length < 5:  # no stub sentence at the end
+                length = n_words - start
+            start += length
+            ends[doc, start - 1] = True
+            if start >= n_words:
+                break
+    starts = np.zeros_like(ends)
+    starts[:, 0] = True
+    starts[:, 1:] = ends[:, :-1]
+    forms = _token_forms(size)
+    tokens = forms[ranks + size * starts + 2 * size * ends]
+    headlines = forms[head_ranks + size]
+    return [
+        " ".join(headlines[d, : head_lengths[d]].tolist()) + "\n\n" + " ".join(tokens[d].tolist())
+        for d in range(count)
+    ]
+
+
+def _article(rng: np.random.Generator, n_words: int, size: int, exponent: float) -> str:
+    return _articles(rng, 1, n_words, size, exponent)[0]
+
+
+def make_article(seed: int, n_words: int = 300, vocabulary_size: int = 6000, zipf: float = 1.1) -> str:
+    """One news-like article: a headline, a blank line, ``n_words`` body words.
+
+    >>> text = make_article(seed=1, n_words=40)
+    >>> len(text.split("\\n\\n")[1].split())
+    40
+    """
+    if n_words < 1:
+        raise ValueError(f"n_words must be >= 1, got {n_words}")
+    return _article(np.random.default_rng([seed, 0]), n_words, vocabulary_size, zipf)
+
+
+def _split(text: str) -> tuple[str, str]:
+    headline, sep, body = text.partition("\n\n")
+    return (headline, body) if sep else ("", headline)
+
+
+def replace_words(text: str, count: int, seed: int, vocabulary_size: int = 6000) -> str:
+    """Replace ``count`` distinct body words by other vocabulary words.
+
+    Punctuation and capitals around each replaced word are kept.
+
+    >>> original = make_article(seed=3, n_words=50)
+    >>> edited = replace_words(original, 1, seed=0)
+    >>> sum(a != b for a, b in zip(original.split(), edited.split()))
+    1
+    """
+    return _replace_words(text, count, np.random.default_rng([seed, 1]), vocabulary_size)
+
+
+def _replace_words(text: str, count: int, rng: np.random.Generator, vocabulary_size: int = 6000) -> str:
+    headline, body = _split(text)
+    tokens = body.split(" ")
+    if not 0 <= count <= len(tokens):
+        raise ValueError(f"count must be between 0 and {len(tokens)} (the body's words), got {count}")
+    vocab = vocabulary(vocabulary_size)
+    for pos in rng.choice(len(tokens), size=count, replace=False):
+        token = tokens[pos]
+        core = token.rstrip(".,")
+        new = core
+        while new.lower() == core.lower():
+            new = vocab[int(rng.integers(len(vocab)))]
+        if core[:1].isupper():
+            new = new.capitalize()
+        tokens[pos] = new + token[len(core) :]
+    body = " ".join(tokens)
+    return headline + "\n\n" + body if headline else body
+
+
+def _drop_sentences(text: str, rng: np.random.Generator) -> str:
+    headline, body = _split(text)
+    sentences = [s for s in body.split(". ") if s]
+    if len(sentences) < 3:
+        return _replace_words(text, 1, rng)
+    drop = set(rng.choice(len(sentences), size=int(rng.integers(1, 3)), replace=False).tolist())
+    kept = [s for i, s in enumerate(sentences) if i not in drop]
+    kept = [s if s.endswith(".") else s + "." for s in kept]
+    return headline + "\n\n" + " ".join(kept)
+
+
+def _case_spacing(text: str, rng: np.random.Generator) -> str:
+    headline, body = _split(text)
+    tokens = body.split(" ")
+    for pos in rng.choice(len(tokens), size=max(1, len(tokens) // 10), replace=False):
+        tokens[pos] = tokens[pos].upper()
+    gaps = np.array([" ", "  ", "\n"], dtype=object)[
+        np.searchsorted([0.85, 0.95], rng.random(len(tokens)), side="right")
+    ]
+    spaced = "".join(t + g for t, g in zip(tokens, gaps.tolist())).rstrip()
+    return headline.upper() + "\n\n\n" + spaced
+
+
+def apply_edit(text: str, kind: str, seed: int, other_headlines: Sequence[str] = ()) -> str:
+    """Return a copy of ``text`` changed by one edit kind from :data:`EDIT_KINDS`.
+
+    ``"case-spacing"`` changes only what :func:`~neardup_lab.text.normalize`
+    removes, so an exact-hash pass after normalising catches it; every other
+    kind changes words.
+
+    >>> from neardup_lab import normalize
+    >>> t = make_article(seed=5, n_words=60)
+    >>> normalize(apply_edit(t, "case-spacing", seed=1)) == normalize(t)
+    True
+    """
+    return _apply_edit(text, kind, np.random.default_rng([seed, 2]), other_headlines)
+
+
+def _apply_edit(text: str, kind: str, rng: np.random.Generator, other_headlines: Sequence[str]) -> str:
+    if kind == "light-replace":
+        return _replace_words(text, int(rng.integers(1, 4)), rng)
+    if kind == "heavy-replace":
+        n_body = len(_split(text)[1].split())
+        return _replace_words(text, max(1, int(n_body * rng.uniform(0.03, 0.12))), rng)
+    if kind == "drop-sentence":
+        return _drop_sentences(text, rng)
+    if kind == "boilerplate":
+        site = int(rng.integers(len(_PUBLISHERS)))
+        return _PUBLISHERS[site] + "\n\n" + text + "\n\n" + _FOOTERS[site]
+    if kind == "case-spacing":
+        return _case_spacing(text, rng)
+    if kind == "headline":
+        return _article(rng, 5, 6000, 1.1).split("\n\n")[0] + "\n\n" + _split(text)[1]
+    if kind == "also-read":
+        pool = other_headlines if len(other_headlines) else [_article(rng, 5, 6000, 1.1).split("\n\n")[0]]
+        picks = [pool[int(i)] for i in rng.integers(len(pool), size=3)]
+        return text + "\n\nAlso read: " + " | ".join(picks)
+    raise ValueError(f"unknown edit kind {kind!r}; choose one of {', '.join(EDIT_KINDS)}")
+
+
+class Corpus(NamedTuple):
+    """Documents with their truth; unpacks as ``docs, origin, edits``."""
+
+    docs: list[str]
+    origin: list[int]
+    edits: list[tuple[str, ...]]
+
+
+def make_corpus(
+    n_originals: int,
+    seed: int = 0,
+    copies: tuple[int, int] = (0, 3),
+    n_words: int = 300,
+    edit_kinds: Sequence[str] = EDIT_KINDS,
+    edits_per_copy: int = 1,
+    shuffle: bool = True,
+) -> Corpus:
+    """Generate ``n_originals`` articles, each with a random number of edited copies.
+
+    Each original gets between ``copies[0]`` and ``copies[1]`` copies (both
+    inclusive); each copy applies ``edits_per_copy`` edit kinds drawn from
+    ``edit_kinds``. ``origin[i]`` is the index of the original of document
+    ``i`` (an original points at itself) and ``edits[i]`` the kinds applied.
+
+    >>> docs, origin, edits = make_corpus(3, seed=1, copies=(1, 1))
+    >>> len(docs), sorted(len(e) for e in edits)
+    (6, [0, 0, 0, 1, 1, 1])
+    >>> all(origin[origin[i]] == origin[i] for i in range(len(docs)))
+    True
+    """
+    if isinstance(n_originals, bool) or not isinstance(n_originals, int) or n_originals < 0:
+        raise ValueError(f"n_originals must be a non-negative int, got {n_originals!r}")
+    low, high = copies
+    if not 0 <= low <= high:
+        raise ValueError(f"copies must be (low, high) with 0 <= low <= high, got {copies!r}")
+    unknown = [k for k in edit_kinds if k not in EDIT_KINDS]
+    if unknown or not edit_kinds:
+        raise ValueError(
+            f"edit_kinds must be a non-empty subset of {EDIT_KINDS}, got {unknown or edit_kinds}"
+        )
+    if edits_per_copy < 1 or edits_per_copy > len(edit_kinds):
+        raise ValueError(f"edits_per_copy must be between 1 and {len(edit_kinds)}, got {edits_per_copy}")
+    rng = np.random.default_rng([seed, 3])
+    originals = _articles(rng, n_originals, n_words, 6000, 1.1)
+    headlines = [a.split("\n\n")[0] for a in originals]
+    docs, family, edits = list(originals), list(range(n_originals)), [()] * n_originals
+    n_copies = rng.integers(low, high + 1, size=n_originals)
+    sources = np.repeat(np.arange(n_originals), n_copies).tolist()
+    picks = np.argsort(rng.random((len(sources), len(edit_kinds))), axis=1)[:, :edits_per_copy]
+    for source, kind_ids in zip(sources, picks.tolist()):
+        kinds = tuple(edit_kinds[k] for k in kind_ids)
+        text = originals[source]
+        for kind in kinds:
+            text = _apply_edit(text, kind, rng, headlines)
+        docs.append(text)
+        family.append(source)
+        edits.append(kinds)
+    order = rng.permutation(len(docs)) if shuffle else np.arange(len(docs))
+    position = np.empty(len(docs), dtype=np.int64)
+    position[order] = np.arange(len(docs))
+    return Corpus(
+        docs=[docs[j] for j in order],
+        origin=[int(position[family[j]]) for j in order],
+        edits=[edits[j] for j in order],
+    )

@@ -1,0 +1,271 @@
+"""MinHash signatures: k hash functions, keep the minimum of each.
+
+The chance that two sets have the same minimum under a random hash function
+equals their Jaccard similarity, so the share of equal positions in two
+signatures estimates it.
+
+Schemes (each a family of ``num_perm`` hash functions applied to the 64-bit
+stable hash ``x`` of every shingle):
+
+``"multiply-shift"`` (default)
+    top 32 bits of ``(a*x + b) mod 2**64`` with ``a`` odd. Values are uint32.
+``"mod-prime"``
+    the textbook ``(a*x + b) mod (2**61 - 1)`` with ``a`` in [1, p) and ``b``
+    in [0, p), computed exactly. Values are uint64.
+``"small-affine"``
+    a deliberately weak hash kept for teaching: ``(a*x + b) mod (2**61 - 1)``
+    with ``x`` cut to 32 bits and ``a``, ``b`` below 2**35. The products wrap
+    around the prime only a few times, so the order of the inputs barely
+    changes and the smallest inputs win the minimum far too often.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Set
+from dataclasses import dataclass
+
+import numpy as np
+
+from .hashing import hash_shingles, splitmix64
+
+__all__ = ["MinHasher", "SCHEMES", "estimate_jaccard", "merge_signatures", "empty_value"]
+
+MERSENNE_61 = np.uint64((1 << 61) - 1)
+SCHEMES = ("multiply-shift", "mod-prime", "small-affine")
+_SCHEME_DTYPES = {"multiply-shift": np.uint32, "mod-prime": np.uint64, "small-affine": np.uint64}
+# How many (shingle, hash function) values to materialise per numpy call.
+_BLOCK_CELLS = 1 << 16
+
+
+def empty_value(scheme: str) -> int:
+    """Return the value every position of the empty set's signature holds.
+
+    It is the largest value of the scheme's dtype, so it is the identity of
+    :func:`merge_signatures`.
+
+    >>> empty_value("multiply-shift")
+    4294967295
+    """
+    return int(np.iinfo(_SCHEME_DTYPES[_check_scheme(scheme)]).max)
+
+
+def _check_scheme(scheme: object) -> str:
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
+    return scheme  # type: ignore[return-value]
+
+
+def _mulmod61(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Exact (a * x) mod (2**61 - 1) for uint64 arrays with a, x < 2**61.
+
+    Splits both factors into 32-bit halves so no partial product overflows,
+    then folds powers of two with 2**61 = 1 (mod p).
+    """
+    lo32 = np.uint64(0xFFFFFFFF)
+    a_hi, a_lo = a >> np.uint64(32), a & lo32
+    x_hi, x_lo = x >> np.uint64(32), x & lo32
+    high = a_hi * x_hi  # < 2**58, weight 2**64 = 8 (mod p)
+    mid = a_hi * x_lo + a_lo * x_hi  # < 2**62, weight 2**32
+    low = a_lo * x_lo  # < 2**64
+    total = (
+        (high << np.uint64(3)) + (mid >> np.uint64(29)) + ((mid & np.uint64((1 << 29) - 1)) << np.uint64(32))
+    )
+    total += (low & MERSENNE_61) + (low >> np.uint64(61))
+    return _reduce61(total)
+
+
+def _reduce61(v: np.ndarray) -> np.ndarray:
+    v = (v & MERSENNE_61) + (v >> np.uint64(61))
+    v = (v & MERSENNE_61) + (v >> np.uint64(61))
+    return np.where(v >= MERSENNE_61, v - MERSENNE_61, v)
+
+
+@dataclass(frozen=True)
+class _Params:
+    a: np.ndarray
+    b: np.ndarray
+
+
+def _draw_params(scheme: str, num_perm: int, seed: int) -> _Params:
+    # Counter-based draws: parameter i of seed s is a fixed function of (s, i).
+    counters = np.arange(2 * num_perm, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        base = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
+        raw = splitmix64(splitmix64(counters + base) ^ np.uint64(SCHEMES.index(scheme) + 1))
+    a, b = raw[:num_perm], raw[num_perm:]
+    if scheme == "multiply-shift":
+        return _Params(a | np.uint64(1), b)
+    if scheme == "mod-prime":
+        return _Params(a % (MERSENNE_61 - np.uint64(1)) + np.uint64(1), b % MERSENNE_61)
+    small = np.uint64(1 << 35)
+    return _Params(a % (small - np.uint64(1)) + np.uint64(1), b % small)
+
+
+class MinHasher:
+    """A family of ``num_perm`` seeded hash functions that signs shingle sets.
+
+    Signatures made by two hashers are comparable only when ``num_perm``,
+    ``seed`` and ``scheme`` all agree; :attr:`params` holds them so they can
+    be stored beside saved signatures.
+
+    >>> hasher = MinHasher(num_perm=64, seed=7)
+    >>> sig = hasher.signature({"heavy rain in", "rain in the"})
+    >>> sig.shape, sig.dtype
+    ((64,), dtype('uint32'))
+    """
+
+    def __init__(self, num_perm: int = 128, seed: int = 1, scheme: str = "multiply-shift") -> None:
+        if isinstance(num_perm, bool) or not isinstance(num_perm, int):
+            raise TypeError(f"num_perm must be an int, got {type(num_perm).__name__} {num_perm!r}")
+        if num_perm <= 0:
+            raise ValueError(f"num_perm must be positive, got {num_perm}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+        self.num_perm = num_perm
+        self.seed = seed
+        self.scheme = _check_scheme(scheme)
+        self.dtype = np.dtype(_SCHEME_DTYPES[scheme])
+        self._params = _draw_params(scheme, num_perm, seed)
+
+    def __repr__(self) -> str:
+        return f"MinHasher(num_perm={self.num_perm}, seed={self.seed}, scheme={self.scheme!r})"
+
+    @property
+    def params(self) -> dict:
+        """The settings that make signatures comparable, as plain data.
+
+        >>> MinHasher(16, seed=3).params
+        {'num_perm': 16, 'seed': 3, 'scheme': 'multiply-shift'}
+        """
+        return {"num_perm": self.num_perm, "seed": self.seed, "scheme": self.scheme}
+
+    def hash_values(self, ids: np.ndarray) -> np.ndarray:
+        """Apply every hash function to every id: shape ``(len(ids), num_perm)``.
+
+        >>> MinHasher(4).hash_values(np.array([1, 2], dtype=np.uint64)).shape
+        (2, 4)
+        """
+        return self._hash_wide(np.asarray(ids, dtype=np.uint64)).astype(self.dtype)
+
+    def _hash_wide(self, ids: np.ndarray) -> np.ndarray:
+        """Hash values as uint64 (the multiply-shift ones fit in 32 bits)."""
+        x = ids[:, None]
+        a, b = self._params.a[None, :], self._params.b[None, :]
+        with np.errstate(over="ignore"):
+            if self.scheme == "multiply-shift":
+                out = np.multiply(x, a)
+                out += b
+                out >>= np.uint64(32)
+                return out
+            if self.scheme == "mod-prime":
+                return _reduce61(_mulmod61(a, x % MERSENNE_61) + b)
+            return _reduce61(_mulmod61(a, x & np.uint64(0xFFFFFFFF)) + b)
+
+    def _ids(self, shingles: Set | np.ndarray) -> np.ndarray:
+        if isinstance(shingles, np.ndarray):
+            if shingles.ndim != 1 or shingles.dtype != np.uint64:
+                raise TypeError(
+                    f"an id array must be 1-D uint64, got shape {shingles.shape} "
+                    f"dtype {shingles.dtype}; use hash_shingles(shingles)"
+                )
+            return shingles
+        if not isinstance(shingles, (Set, list, tuple, frozenset)):
+            raise TypeError(
+                f"expected a set of str shingles or a uint64 id array, got "
+                f"{type(shingles).__name__} {shingles!r:.60}; build one with "
+                "word_shingles(text)"
+            )
+        return hash_shingles(shingles)
+
+    def signature(self, shingles: Set | np.ndarray) -> np.ndarray:
+        """Return the MinHash signature of one shingle set, shape ``(num_perm,)``.
+
+        ``shingles`` is a set of str, or a uint64 array of shingle ids from
+        :func:`~neardup_lab.hashing.hash_shingles`. The empty set's signature
+        holds :func:`empty_value` everywhere.
+
+        >>> h = MinHasher(num_perm=32)
+        >>> bool((h.signature({"a b c"}) == h.signature({"a b c"})).all())
+        True
+        """
+        return self.signatures([shingles])[0]
+
+    def signatures(self, many: Iterable[Set | np.ndarray]) -> np.ndarray:
+        """Sign many shingle sets at once: shape ``(n, num_perm)``.
+
+        The ids of many documents are concatenated and hashed in large numpy
+        blocks; each document's minimum is taken with ``np.minimum.reduceat``.
+
+        >>> MinHasher(num_perm=8).signatures([{"a"}, {"b"}, set()]).shape
+        (3, 8)
+        """
+        if isinstance(many, (str, bytes, Set)) or (isinstance(many, np.ndarray) and many.ndim == 1):
+            raise TypeError("signatures() takes a list of shingle sets; for one set use signature()")
+        id_arrays = [self._ids(s) for s in many]
+        out = np.full((len(id_arrays), self.num_perm), empty_value(self.scheme), dtype=self.dtype)
+        per_block = max(1, _BLOCK_CELLS // self.num_perm)
+        start = 0
+        while start < len(id_arrays):
+            stop, cells = start, 0
+            while stop < len(id_arrays) and (cells == 0 or cells + len(id_arrays[stop]) <= per_block):
+                cells += len(id_arrays[stop])
+                stop += 1
+            self._sign_block(id_arrays[start:stop], out[start:stop])
+            start = stop
+        return out
+
+    def _sign_block(self, id_arrays: list[np.ndarray], out: np.ndarray) -> None:
+        lengths = np.fromiter((len(ids) for ids in id_arrays), dtype=np.int64, count=len(id_arrays))
+        nonempty = lengths > 0
+        if not nonempty.any():
+            return
+        values = self._hash_wide(np.concatenate(id_arrays))
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
+        out[nonempty] = np.minimum.reduceat(values, starts, axis=0)
+
+
+def _check_pair(sig_a: np.ndarray, sig_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sig_a, sig_b = np.asarray(sig_a), np.asarray(sig_b)
+    if sig_a.shape != sig_b.shape:
+        raise ValueError(
+            f"signatures differ in shape: {sig_a.shape} vs {sig_b.shape}; "
+            "they must come from MinHashers with the same num_perm"
+        )
+    if sig_a.dtype != sig_b.dtype:
+        raise ValueError(
+            f"signatures differ in dtype: {sig_a.dtype} vs {sig_b.dtype}; "
+            "they come from different hash schemes and cannot be compared"
+        )
+    if sig_a.ndim not in (1, 2) or sig_a.shape[-1] == 0:
+        raise ValueError(f"expected signatures of shape (num_perm,) or (n, num_perm), got {sig_a.shape}")
+    return sig_a, sig_b
+
+
+def estimate_jaccard(sig_a: np.ndarray, sig_b: np.ndarray) -> float | np.ndarray:
+    """Estimate Jaccard similarity as the share of equal signature positions.
+
+    Two ``(n, num_perm)`` arrays give ``n`` estimates, row by row.
+
+    >>> h = MinHasher(num_perm=256)
+    >>> a = {f"w{i}" for i in range(100)}
+    >>> b = {f"w{i}" for i in range(50, 150)}
+    >>> abs(estimate_jaccard(h.signature(a), h.signature(b)) - 1 / 3) < 0.1  # exact: 1/3
+    True
+    """
+    sig_a, sig_b = _check_pair(sig_a, sig_b)
+    equal = (sig_a == sig_b).mean(axis=-1)
+    return float(equal) if sig_a.ndim == 1 else equal
+
+
+def merge_signatures(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
+    """Return the signature of the union of two sets: the element-wise minimum.
+
+    >>> h = MinHasher(num_perm=16)
+    >>> merged = merge_signatures(h.signature({"a", "b"}), h.signature({"c"}))
+    >>> bool((merged == h.signature({"a", "b", "c"})).all())
+    True
+    """
+    sig_a, sig_b = _check_pair(sig_a, sig_b)
+    return np.minimum(sig_a, sig_b)

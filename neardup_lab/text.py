@@ -1,0 +1,141 @@
+"""From raw text to sets: normalisation, shingles, Jaccard and containment.
+
+Shingle sets are plain ``set[str]`` so that a reader can print them and see
+what is being compared.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections.abc import Set
+from functools import lru_cache
+
+__all__ = ["normalize", "words", "word_shingles", "char_shingles", "jaccard", "containment"]
+
+
+def _require_text(text: object, name: str = "text") -> str:
+    if isinstance(text, str):
+        return text
+    if isinstance(text, (bytes, bytearray)):
+        raise TypeError(
+            f"{name} must be str, got bytes {bytes(text[:20])!r}...; decode it first, "
+            "for example data.decode('utf-8')"
+        )
+    raise TypeError(f"{name} must be str, got {type(text).__name__} {text!r:.60}")
+
+
+def _require_k(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be a positive int, got {type(k).__name__} {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    return k
+
+
+@lru_cache(maxsize=1)
+def _separator_table() -> dict[int, str]:
+    """Every code point in Unicode categories P* (punctuation) and S* (symbols) -> space."""
+    return {cp: " " for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp))[0] in "PS"}
+
+
+def normalize(text: str) -> str:
+    """Return ``text`` in a canonical form for comparison.
+
+    NFKC-normalise, casefold, turn every Unicode punctuation or symbol
+    character into a space, and collapse runs of whitespace to one space.
+
+    >>> normalize("  Heavy RAIN — in “Mangaluru”!  ")
+    'heavy rain in mangaluru'
+    """
+    text = _require_text(text)
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    spaced = folded.translate(_separator_table())
+    return " ".join(spaced.split())
+
+
+def words(text: str) -> list[str]:
+    """Split normalised ``text`` into words.
+
+    >>> words("It's raining, again.")
+    ['it', 's', 'raining', 'again']
+    """
+    return normalize(text).split()
+
+
+def word_shingles(text: str, k: int = 5) -> set[str]:
+    """Return the set of k-word shingles of normalised ``text``.
+
+    A text with fewer than ``k`` words gives one shingle made of all its
+    words; an empty text gives an empty set.
+
+    >>> sorted(word_shingles("Rain, rain, go away", k=3))
+    ['rain go away', 'rain rain go']
+    >>> word_shingles("Short text", k=5)
+    {'short text'}
+    """
+    k = _require_k(k)
+    tokens = words(text)
+    if len(tokens) < k:
+        return {" ".join(tokens)} if tokens else set()
+    return {" ".join(tokens[i : i + k]) for i in range(len(tokens) - k + 1)}
+
+
+def char_shingles(text: str, k: int = 5) -> set[str]:
+    """Return the set of k-character shingles of normalised ``text``.
+
+    Spaces count as characters. Use this for short texts and for languages
+    written without spaces between words.
+
+    >>> sorted(char_shingles("東京の天気", k=2))
+    ['の天', '京の', '天気', '東京']
+    """
+    k = _require_k(k)
+    norm = normalize(text)
+    if len(norm) < k:
+        return {norm} if norm else set()
+    return {norm[i : i + k] for i in range(len(norm) - k + 1)}
+
+
+def _require_set(value: object, name: str) -> Set:
+    if not isinstance(value, Set):
+        raise TypeError(
+            f"{name} must be a set of shingles, got {type(value).__name__} "
+            f"{value!r:.60}; build one with word_shingles(text)"
+        )
+    return value
+
+
+def jaccard(a: Set, b: Set) -> float:
+    """Return the Jaccard similarity |a ∩ b| / |a ∪ b| of two sets.
+
+    Two empty sets are identical, so their similarity is 1.0.
+
+    >>> jaccard({"a", "b", "c"}, {"b", "c", "d"})
+    0.5
+    >>> jaccard(set(), set())
+    1.0
+    """
+    a, b = _require_set(a, "a"), _require_set(b, "b")
+    if not a and not b:
+        return 1.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+def containment(a: Set, b: Set) -> float:
+    """Return how much of ``a`` lies inside ``b``: |a ∩ b| / |a|.
+
+    Not symmetric: an excerpt is fully contained in the article it came
+    from, but not the other way round. An empty ``a`` is contained in
+    anything (1.0).
+
+    >>> containment({"a", "b"}, {"a", "b", "c", "d"})
+    1.0
+    >>> containment({"a", "b", "c", "d"}, {"a", "b"})
+    0.5
+    """
+    a, b = _require_set(a, "a"), _require_set(b, "b")
+    if not a:
+        return 1.0
+    return len(a & b) / len(a)

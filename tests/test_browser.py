@@ -1,0 +1,448 @@
+"""Open every page of the built book in headless Chromium and check what a reader sees.
+
+Run it after the book is built (``make book``)::
+
+    pytest -m browser tests/test_browser.py
+
+The built site is served from ``_build/html`` on 127.0.0.1. Every page listed in
+``_toc.yml`` is opened in a fresh browser context, and every problem found on it is
+reported together, naming the page:
+
+- a request to any host other than this machine (it is blocked: the book must work
+  without a network),
+- console errors, uncaught script errors, failed requests and HTTP errors,
+- an image that did not load or has no alt text,
+- math that MathJax did not typeset, or raw TeX delimiters left in the text,
+- previous/next links that do not follow the order of ``_toc.yml``,
+- a chapter written as a notebook that does not offer its ``.ipynb`` for download.
+
+A separate test checks that the search page finds the MinHash chapter. Screenshots
+of the introduction, the first chapter and the first lab are written to
+``_build/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+try:
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+except ImportError:  # reported by the `browser` fixture, so the module still imports
+    sync_playwright = None
+    PlaywrightError = Exception
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+TOC = ROOT / "_toc.yml"
+SITE = ROOT / "_build" / "html"
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+LOCAL_HOSTS = {"localhost", "127.0.0.1"}
+SOURCE_SUFFIXES = (".ipynb", ".md", ".rst")
+TIMEOUT_MS = 30_000
+
+SEARCH_TERM = "MinHash"
+SEARCH_PAGE = "book/04_minhash"
+
+
+# --------------------------------------------------------------------------- the toc
+
+
+def _docname(path: str) -> str:
+    """``book/04_minhash.ipynb`` -> ``book/04_minhash`` (the page's name in the site)."""
+    name = path.strip().removeprefix("./")
+    for suffix in SOURCE_SUFFIXES:
+        name = name.removesuffix(suffix)
+    return name
+
+
+def toc_pages(toc_path: Path = TOC) -> list[str]:
+    """The pages of ``_toc.yml`` in reading order: root, then parts, chapters, sections."""
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
+    pages = [_docname(toc["root"])]
+
+    def walk(entries: list[dict] | None) -> None:
+        for entry in entries or []:
+            if "glob" in entry:
+                raise ValueError(
+                    f"{toc_path.name}: 'glob: {entry['glob']}' is not supported by the "
+                    "browser test; list the files one by one"
+                )
+            if "file" in entry:
+                pages.append(_docname(entry["file"]))
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts") or []:
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return pages
+
+
+def source_of(page: str) -> Path | None:
+    """The source file a page is built from, or None if there is none."""
+    for suffix in SOURCE_SUFFIXES:
+        path = ROOT / f"{page}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+PAGES = toc_pages()
+
+
+def _screenshot_names() -> dict[str, str]:
+    """Which pages get a screenshot: the introduction, the first chapter, the first lab."""
+    names = {PAGES[0]: "intro"}
+    chapters = [p for p in PAGES[1:] if p.startswith("book/") and _is_notebook(p)]
+    labs = [p for p in PAGES if p.startswith("labs/")]
+    if chapters:
+        names[chapters[0]] = "chapter-" + chapters[0].rsplit("/", 1)[-1]
+    if labs:
+        names[labs[0]] = "lab-" + labs[0].rsplit("/", 1)[-1]
+    return names
+
+
+def _is_notebook(page: str) -> bool:
+    source = source_of(page)
+    return source is not None and source.suffix == ".ipynb"
+
+
+# ------------------------------------------------------------- math in the source
+
+_PLAIN_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\{(?:code-cell|code-block|code)\}.*|[^{].*)?$")
+_INLINE_CODE = re.compile(r"(`+)[^`]+?\1")
+_MATH = re.compile(
+    r"\$\$"  # display math
+    r"|\\\(|\\\["  # LaTeX delimiters
+    r"|\\begin\{"  # amsmath environments
+    r"|\{math\}"  # math role or directive
+    r"|(?<![\\$\w])\$(?=\S)[^$\n]+?(?<=\S)\$(?![\w$])"  # inline $...$
+)
+
+
+def _strip_code(markdown: str) -> str:
+    """Drop fenced code blocks (but keep the bodies of directives) and inline code."""
+    kept, fence = [], None
+    for line in markdown.splitlines():
+        if fence:
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = None
+            continue
+        match = _PLAIN_FENCE.match(line)
+        if match:
+            fence = match.group(1)
+            continue
+        kept.append(line)
+    return _INLINE_CODE.sub("", "\n".join(kept))
+
+
+def source_has_math(source: Path | None) -> bool:
+    """Does the page's source (markdown, or a notebook's markdown and outputs) hold math?"""
+    if source is None:
+        return False
+    text = source.read_text(encoding="utf-8")
+    if source.suffix != ".ipynb":
+        return bool(_MATH.search(_strip_code(text)))
+    notebook = json.loads(text)
+    for cell in notebook.get("cells", []):
+        markdown = "".join(cell.get("source", [])) if cell.get("cell_type") == "markdown" else ""
+        if _MATH.search(_strip_code(markdown)):
+            return True
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/latex" in data:
+                return True
+            if _MATH.search(_strip_code("".join(data.get("text/markdown", [])))):
+                return True
+    return False
+
+
+# ----------------------------------------------------------------- the fixtures
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    """The built book served on an ephemeral port of 127.0.0.1; yields its base URL."""
+    if not (SITE / "index.html").is_file():
+        pytest.fail(f"{SITE.relative_to(ROOT)}/index.html not found: run `make book` first")
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium driven by Playwright."""
+    missing = None
+    if sync_playwright is None:
+        missing = "the Python package playwright is not installed"
+    elif not CHROMIUM.is_file():
+        missing = f"{CHROMIUM} is not installed (apt-get install chromium)"
+    if missing:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"browser tests cannot run in CI: {missing}")
+        pytest.skip(f"browser tests skipped: {missing}")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class Visit:
+    """One page in a fresh browser context, recording everything that went wrong."""
+
+    def __init__(self, browser, url: str) -> None:
+        self.url = url
+        self.problems: list[str] = []
+        self._blocked: set[str] = set()
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
+        self.page.on("requestfailed", self._request_failed)
+        self.page.on("response", self._response)
+
+    def __enter__(self) -> Visit:
+        self.page.goto(self.url, wait_until="load")
+        self.page.wait_for_load_state("networkidle")
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.context.close()
+
+    def _route(self, route) -> None:
+        url = route.request.url
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL_HOSTS:
+            self._blocked.add(url)
+            self.problems.append(f"external request attempted (blocked): {url}")
+            route.abort("blockedbyclient")
+        else:
+            route.continue_()
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            where = message.location.get("url", "")
+            suffix = f" [{where}]" if where else ""
+            self.problems.append(f"console error: {message.text}{suffix}")
+
+    def _request_failed(self, request) -> None:
+        if request.url not in self._blocked:
+            self.problems.append(f"request failed ({request.failure}): {request.url}")
+
+    def _response(self, response) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+
+def _fail_if(problems: list[str], what: str) -> None:
+    if problems:
+        lines = "\n".join(f"  - {problem}" for problem in problems)
+        pytest.fail(f"{what}: {len(problems)} problem(s)\n{lines}", pytrace=False)
+
+
+# ------------------------------------------------------------------ page checks
+
+_IMAGES_JS = """
+async () => {
+  const images = Array.from(document.querySelectorAll('img'));
+  await Promise.all(images.map((img) => {
+    img.loading = 'eager';
+    return img.decode().catch(() => null);
+  }));
+  return images.map((img) => ({
+    src: img.getAttribute('src') || '',
+    width: img.naturalWidth,
+    alt: (img.getAttribute('alt') || '').trim(),
+  }));
+}
+"""
+
+_MATH_JS = """
+() => {
+  const elements = Array.from(document.querySelectorAll('span.math, div.math'));
+  const raw = elements.filter((el) => !el.querySelector('mjx-container'));
+  const skip = new Set(['SCRIPT', 'STYLE', 'PRE', 'CODE', 'TEXTAREA', 'NOSCRIPT', 'MJX-CONTAINER']);
+  const root = document.querySelector('main') || document.body;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    let hidden = false;
+    for (let el = node.parentElement; el && el !== root; el = el.parentElement) {
+      if (skip.has(el.tagName)) { hidden = true; break; }
+    }
+    if (!hidden) texts.push(node.textContent);
+  }
+  return {
+    elements: elements.length,
+    typeset: document.querySelectorAll('mjx-container').length,
+    raw: raw.slice(0, 3).map((el) => el.textContent.trim().slice(0, 60)),
+    rawCount: raw.length,
+    text: texts.join(' '),
+  };
+}
+"""
+
+_RAW_TEX = ("$$", "\\(", "\\[")
+
+
+def _check_images(visit: Visit) -> None:
+    for image in visit.page.evaluate(_IMAGES_JS):
+        if image["width"] == 0:
+            visit.problems.append(f"image did not load: <img src={image['src']!r}>")
+        if not image["alt"]:
+            visit.problems.append(f"image has no alt text: <img src={image['src']!r}>")
+
+
+def _check_math(visit: Visit, source: Path | None) -> None:
+    page = visit.page
+    if page.locator("span.math, div.math").count():
+        try:
+            page.wait_for_function(
+                "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+            )
+            page.evaluate("() => MathJax.startup.promise.then(() => true)")
+        except PlaywrightError:
+            visit.problems.append("page has math but MathJax did not start")
+            return
+    math = page.evaluate(_MATH_JS)
+    if math["rawCount"]:
+        visit.problems.append(
+            f"{math['rawCount']} of {math['elements']} math elements not typeset, e.g. "
+            + ", ".join(repr(text) for text in math["raw"])
+        )
+    if source_has_math(source) and not math["typeset"]:
+        visit.problems.append(f"{source.relative_to(ROOT)} contains math but none is typeset")
+    for delimiter in _RAW_TEX:
+        if delimiter in math["text"]:
+            at = math["text"].index(delimiter)
+            context = math["text"][max(0, at - 30) : at + 30].replace("\n", " ")
+            visit.problems.append(f"raw {delimiter!r} in the visible text: ...{context}...")
+
+
+def _check_prev_next(visit: Visit, site: str, index: int) -> None:
+    links = visit.page.evaluate(
+        """() => {
+          const href = (s) => { const a = document.querySelector(s); return a ? a.href : null; };
+          return {
+            previous: href('.prev-next-area a.left-prev'),
+            next: href('.prev-next-area a.right-next'),
+          };
+        }"""
+    )
+    expected = {
+        "previous": f"{site}{PAGES[index - 1]}.html" if index > 0 else None,
+        "next": f"{site}{PAGES[index + 1]}.html" if index + 1 < len(PAGES) else None,
+    }
+    for which, want in expected.items():
+        got = links[which].split("#", 1)[0] if links[which] else None
+        if got != want:
+            got_page = got.removeprefix(site) if got else "no link"
+            want_page = want.removeprefix(site) if want else "no link"
+            visit.problems.append(f"{which} link goes to {got_page}, but _toc.yml says {want_page}")
+
+
+def _check_notebook_download(visit: Visit, site: str, page_name: str) -> None:
+    want = f"{site}_sources/{page_name}.ipynb"
+    links = visit.page.eval_on_selector_all(
+        ".dropdown-download-buttons a", "(links) => links.map((a) => a.href)"
+    )
+    if want not in links:
+        visit.problems.append(
+            f"download menu has no link to _sources/{page_name}.ipynb (links: {links})"
+        )
+        return
+    response = visit.page.request.get(want)
+    if response.status != 200:
+        visit.problems.append(f"notebook download returns HTTP {response.status}: {want}")
+        return
+    try:
+        cells = json.loads(response.text()).get("cells")
+    except (ValueError, AttributeError):
+        cells = None
+    if not isinstance(cells, list):
+        visit.problems.append(f"notebook download is not a notebook: {want}")
+
+
+# ------------------------------------------------------------------------ tests
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_page(page_name: str, site: str, browser) -> None:
+    html = SITE / f"{page_name}.html"
+    if not html.is_file():
+        pytest.fail(
+            f"{page_name} is listed in _toc.yml but {html.relative_to(ROOT)} was not built: "
+            "run `make book` first",
+            pytrace=False,
+        )
+    source = source_of(page_name)
+    with Visit(browser, f"{site}{page_name}.html") as visit:
+        _check_images(visit)
+        _check_math(visit, source)
+        _check_prev_next(visit, site, PAGES.index(page_name))
+        if source is not None and source.suffix == ".ipynb":
+            _check_notebook_download(visit, site, page_name)
+        shot = _screenshot_names().get(page_name)
+        if shot:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            visit.page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"), full_page=True)
+        problems = list(visit.problems)
+    _fail_if(problems, f"{page_name}.html")
+
+
+def test_search_finds_the_minhash_chapter(site: str, browser) -> None:
+    if SEARCH_PAGE not in PAGES:
+        pytest.skip(f"{SEARCH_PAGE} is not in _toc.yml yet, so there is no chapter to search for")
+    with Visit(browser, f"{site}search.html?q={SEARCH_TERM}") as visit:
+        visit.page.wait_for_function(
+            "() => { const s = document.querySelector('#search-results .search-summary');"
+            " return s && s.textContent.trim().length > 0; }"
+        )
+        hits = visit.page.eval_on_selector_all(
+            "#search-results ul.search li > a", "(links) => links.map((a) => a.href)"
+        )
+        problems = list(visit.problems)
+    pages = sorted({hit.split("#", 1)[0].removeprefix(site) for hit in hits})
+    if f"{SEARCH_PAGE}.html" not in pages:
+        problems.append(f"searching {SEARCH_TERM!r} does not list {SEARCH_PAGE}.html: {pages}")
+    _fail_if(problems, f"search.html?q={SEARCH_TERM}")
