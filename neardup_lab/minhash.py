@@ -92,7 +92,7 @@ def _draw_params(scheme: str, num_perm: int, seed: int) -> _Params:
     with np.errstate(over="ignore"):
         base = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
         raw = splitmix64(splitmix64(counters + base) ^ np.uint64(SCHEMES.index(scheme) + 1))
-    a, b = raw[:num_perm], raw[num_perm:]
+    a, b = raw[0::2], raw[1::2]  # function i uses counters 2i and 2i+1, whatever num_perm is
     if scheme == "multiply-shift":
         return _Params(a | np.uint64(1), b)
     if scheme == "mod-prime":

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import xxhash
 
-from .clusters import UnionFind, choose_keepers
+from .clusters import KEEPER_POLICIES, UnionFind, choose_keepers
 from .lsh import _check_banding, candidate_pair_array, optimal_params
 from .minhash import MinHasher, estimate_jaccard
 from .text import char_shingles, jaccard, normalize, word_shingles
@@ -122,7 +122,8 @@ def dedup(
     elif bands is None or rows is None:
         raise ValueError("give both bands and rows, or neither to use optimal_params")
     bands, rows = _check_banding(bands, rows, num_perm)
-    choose_keepers([], keeper)  # validates the policy name before any work
+    if keeper not in KEEPER_POLICIES:
+        raise ValueError(f"unknown keeper policy {keeper!r}; choose one of {KEEPER_POLICIES}")
     clock = _Clock()
 
     first = exact_groups(docs)

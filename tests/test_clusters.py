@@ -1,0 +1,41 @@
+"""Union-find, clusters and keepers."""
+
+import pytest
+
+from neardup_lab import UnionFind, choose_keepers, clusters_from_pairs
+
+
+def test_union_find_basics():
+    uf = UnionFind(6)
+    assert uf.union(0, 1) and uf.union(2, 3) and uf.union(1, 3)
+    assert not uf.union(0, 2)
+    assert uf.find(0) == uf.find(3) != uf.find(4)
+    assert uf.groups() == [[0, 1, 2, 3], [4], [5]]
+    assert len(uf) == 6
+
+
+def test_union_find_errors():
+    with pytest.raises(ValueError, match="-2"):
+        UnionFind(-2)
+    with pytest.raises(IndexError, match="7"):
+        UnionFind(3).find(7)
+
+
+def test_chains_merge_transitively():
+    # 0~1 and 1~2 are near-duplicates; 0 and 2 may not be, but they end in one cluster.
+    assert clusters_from_pairs(4, [(0, 1), (1, 2)]) == [[0, 1, 2], [3]]
+
+
+def test_clusters_cover_everything_even_without_pairs():
+    assert clusters_from_pairs(3, []) == [[0], [1], [2]]
+    assert clusters_from_pairs(0, []) == []
+
+
+def test_keepers():
+    clusters = [[0, 2], [1, 3, 4]]
+    assert choose_keepers(clusters, "first") == [0, 1]
+    assert choose_keepers(clusters, "longest", lengths=[1, 5, 9, 5, 2]) == [2, 1]
+    with pytest.raises(ValueError, match="lengths"):
+        choose_keepers(clusters, "longest")
+    with pytest.raises(ValueError, match="'newest'"):
+        choose_keepers(clusters, "newest")

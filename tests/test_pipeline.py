@@ -1,0 +1,117 @@
+"""dedup end to end against planted truth."""
+
+import pytest
+
+from neardup_lab import (
+    brute_force_pairs,
+    dedup,
+    exact_groups,
+    make_corpus,
+    pairs_from_clusters,
+    precision_recall,
+    word_shingles,
+)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return make_corpus(400, seed=12)
+
+
+@pytest.fixture(scope="module")
+def result(corpus):
+    return dedup(corpus.docs, threshold=0.8)
+
+
+def test_every_document_in_exactly_one_cluster(corpus, result):
+    members = sorted(i for c in result.clusters for i in c)
+    assert members == list(range(len(corpus.docs)))
+    assert len(result.keepers) == len(result.clusters)
+    assert all(k in c for k, c in zip(result.keepers, result.clusters))
+    assert sorted(result.keepers + result.removed) == list(range(len(corpus.docs)))
+
+
+def test_pairs_verified_and_ordered(corpus, result):
+    sets = [word_shingles(d) for d in corpus.docs]
+    truth = brute_force_pairs(sets, 0.8)
+    assert all(i < j for i, j in result.pairs)
+    precision, _ = precision_recall(result.pairs, truth)
+    assert precision == 1.0  # exact verification: nothing below the threshold survives
+    _, recall = precision_recall(pairs_from_clusters(result.clusters), truth)
+    assert recall > 0.95
+
+
+def test_no_cluster_mixes_families(corpus, result):
+    for cluster in result.clusters:
+        assert len({corpus.origin[i] for i in cluster}) == 1
+
+
+def test_stats_cover_every_stage(corpus, result):
+    assert list(result.stats) == ["exact", "signatures", "candidates", "verified", "clusters"]
+    assert result.stats["exact"]["documents"] == len(corpus.docs)
+    assert result.stats["verified"]["pairs"] <= result.stats["candidates"]["pairs"]
+    assert all(stage["seconds"] >= 0 for stage in result.stats.values())
+    assert result.params["bands"] * result.params["rows"] <= 128
+
+
+def test_exact_copies_found_by_exact_pass(corpus, result):
+    first = exact_groups(corpus.docs)
+    for i, f in enumerate(first):
+        if f != i:
+            assert (f, i) in result.pairs
+    assert result.stats["exact"]["copies"] == sum(f != i for i, f in enumerate(first))
+
+
+def test_verification_modes_and_keepers():
+    docs = [
+        "alpha beta gamma delta epsilon zeta eta theta",
+        "alpha beta gamma delta epsilon zeta eta iota",
+        "completely different words here for this one",
+        "Alpha beta GAMMA delta epsilon zeta eta theta!!",
+    ]
+    exact = dedup(docs, threshold=0.5, k=2)
+    assert exact.clusters == [[0, 1, 3], [2]]
+    assert exact.keepers == [0, 2]
+    longest = dedup(docs, threshold=0.5, k=2, keeper="longest")
+    assert longest.keepers == [3, 2]
+    strict = dedup(docs, threshold=0.99, k=2)
+    assert strict.clusters == [[0, 3], [1], [2]]
+    none = dedup(docs, threshold=0.5, k=2, verify="none")
+    assert set(exact.pairs) <= set(none.pairs)
+
+
+def test_empty_and_short_documents_are_kept():
+    docs = ["", "", "short", "Short!", "a longer document about the river and the town"]
+    result = dedup(docs, threshold=0.8)
+    assert result.clusters == [[0, 1], [2, 3], [4]]
+
+
+def test_char_shingles_for_text_without_spaces():
+    docs = ["今日は東京で大雨が降りました", "今日は東京で大雨が降りましたね", "明日の大阪は晴れるでしょう"]
+    assert dedup(docs, threshold=0.7, k=2, shingle="char").clusters == [[0, 1], [2]]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"threshold": 0}, ValueError, "threshold"),
+        ({"shingle": "line"}, ValueError, "shingle"),
+        ({"verify": "maybe"}, ValueError, "verify"),
+        ({"bands": 20, "rows": 10}, ValueError, "exceeds num_perm"),
+        ({"bands": 20}, ValueError, "both bands and rows"),
+        ({"keeper": "newest"}, ValueError, "newest"),
+        ({"num_perm": 0}, ValueError, "num_perm"),
+    ],
+)
+def test_bad_parameters(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        dedup(["a b c", "a b d"], **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("docs", "message"),
+    [("one string", "single str"), (["ok", None], "document 1"), ([b"bytes"], "document 0")],
+)
+def test_bad_documents(docs, message):
+    with pytest.raises(TypeError, match=message):
+        dedup(docs)
