@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not browser" tests
+	$(BIN)/python -m pytest -q -m "not browser" tests --doctest-modules neardup_lab
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest -q $(NBVAL) book labs/solutions

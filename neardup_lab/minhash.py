@@ -21,6 +21,7 @@ stable hash ``x`` of every shingle):
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
 
@@ -34,7 +35,11 @@ MERSENNE_61 = np.uint64((1 << 61) - 1)
 SCHEMES = ("multiply-shift", "mod-prime", "small-affine")
 _SCHEME_DTYPES = {"multiply-shift": np.uint32, "mod-prime": np.uint64, "small-affine": np.uint64}
 # How many (shingle, hash function) values to materialise per numpy call.
-_BLOCK_CELLS = 1 << 16
+_BLOCK_CELLS = 1 << 17
+# The exact mod-prime arithmetic makes many temporaries: smaller blocks stay in cache.
+_BLOCK_CELLS_MOD_PRIME = 1 << 13
+# Index of the high 32-bit half inside a uint64 viewed as two uint32.
+_HIGH_HALF = 1 if sys.byteorder == "little" else 0
 
 
 def empty_value(scheme: str) -> int:
@@ -147,18 +152,22 @@ class MinHasher:
         >>> MinHasher(4).hash_values(np.array([1, 2], dtype=np.uint64)).shape
         (2, 4)
         """
-        return self._hash_wide(np.asarray(ids, dtype=np.uint64)).astype(self.dtype)
+        return self._hash_columns(np.asarray(ids, dtype=np.uint64)).T.astype(self.dtype)
 
-    def _hash_wide(self, ids: np.ndarray) -> np.ndarray:
-        """Hash values as uint64 (the multiply-shift ones fit in 32 bits)."""
-        x = ids[:, None]
-        a, b = self._params.a[None, :], self._params.b[None, :]
+    def _hash_columns(self, ids: np.ndarray) -> np.ndarray:
+        """Hash values laid out ``(num_perm, len(ids))``: one row per hash function.
+
+        This layout lets ``np.minimum.reduceat`` run along contiguous rows.
+        For multiply-shift the result is a uint32 view of the high halves of
+        the 64-bit products, which saves a shift over the whole block.
+        """
+        x = ids[None, :]
+        a, b = self._params.a[:, None], self._params.b[:, None]
         with np.errstate(over="ignore"):
             if self.scheme == "multiply-shift":
-                out = np.multiply(x, a)
-                out += b
-                out >>= np.uint64(32)
-                return out
+                full = np.multiply(a, x)
+                full += b
+                return full.view(np.uint32)[:, _HIGH_HALF::2]
             if self.scheme == "mod-prime":
                 return _reduce61(_mulmod61(a, x % MERSENNE_61) + b)
             return _reduce61(_mulmod61(a, x & np.uint64(0xFFFFFFFF)) + b)
@@ -205,7 +214,8 @@ class MinHasher:
             raise TypeError("signatures() takes a list of shingle sets; for one set use signature()")
         id_arrays = [self._ids(s) for s in many]
         out = np.full((len(id_arrays), self.num_perm), empty_value(self.scheme), dtype=self.dtype)
-        per_block = max(1, _BLOCK_CELLS // self.num_perm)
+        cells = _BLOCK_CELLS if self.scheme == "multiply-shift" else min(_BLOCK_CELLS, _BLOCK_CELLS_MOD_PRIME)
+        per_block = max(1, cells // self.num_perm)
         start = 0
         while start < len(id_arrays):
             stop, cells = start, 0
@@ -221,9 +231,9 @@ class MinHasher:
         nonempty = lengths > 0
         if not nonempty.any():
             return
-        values = self._hash_wide(np.concatenate(id_arrays))
+        values = self._hash_columns(np.concatenate(id_arrays))
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
-        out[nonempty] = np.minimum.reduceat(values, starts, axis=0)
+        out[nonempty] = np.minimum.reduceat(values, starts, axis=1).T
 
 
 def _check_pair(sig_a: np.ndarray, sig_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
