@@ -12,6 +12,10 @@ stable hash ``x`` of every shingle):
 ``"mod-prime"``
     the textbook ``(a*x + b) mod (2**61 - 1)`` with ``a`` in [1, p) and ``b``
     in [0, p), computed exactly. Values are uint64.
+``"one-permutation"``
+    one hash function whose value picks one of ``num_perm`` bins; each bin
+    keeps its minimum, and empty bins are densified (see :mod:`neardup_lab.oph`).
+    About ``num_perm`` times less hashing than the classic schemes. uint32.
 ``"small-affine"``
     a deliberately weak hash kept for teaching: ``(a*x + b) mod (2**61 - 1)``
     with ``x`` cut to 32 bits and ``a``, ``b`` below 2**35. The products wrap
@@ -28,12 +32,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .hashing import hash_shingles, splitmix64
+from .oph import oph_signatures
 
 __all__ = ["MinHasher", "SCHEMES", "estimate_jaccard", "merge_signatures", "empty_value"]
 
 MERSENNE_61 = np.uint64((1 << 61) - 1)
-SCHEMES = ("multiply-shift", "mod-prime", "small-affine")
-_SCHEME_DTYPES = {"multiply-shift": np.uint32, "mod-prime": np.uint64, "small-affine": np.uint64}
+SCHEMES = ("multiply-shift", "mod-prime", "small-affine", "one-permutation")
+_SCHEME_DTYPES = {
+    "multiply-shift": np.uint32,
+    "mod-prime": np.uint64,
+    "small-affine": np.uint64,
+    "one-permutation": np.uint32,
+}
 # How many (shingle, hash function) values to materialise per numpy call.
 _BLOCK_CELLS = 1 << 17
 # The exact mod-prime arithmetic makes many temporaries: smaller blocks stay in cache.
@@ -161,6 +171,8 @@ class MinHasher:
         For multiply-shift the result is a uint32 view of the high halves of
         the 64-bit products, which saves a shift over the whole block.
         """
+        if self.scheme == "one-permutation":
+            raise ValueError("the one-permutation scheme has a single hash function; use signatures()")
         x = ids[None, :]
         a, b = self._params.a[:, None], self._params.b[:, None]
         with np.errstate(over="ignore"):
@@ -213,25 +225,58 @@ class MinHasher:
         if isinstance(many, (str, bytes, Set)) or (isinstance(many, np.ndarray) and many.ndim == 1):
             raise TypeError("signatures() takes a list of shingle sets; for one set use signature()")
         id_arrays = [self._ids(s) for s in many]
-        out = np.full((len(id_arrays), self.num_perm), empty_value(self.scheme), dtype=self.dtype)
-        cells = _BLOCK_CELLS if self.scheme == "multiply-shift" else min(_BLOCK_CELLS, _BLOCK_CELLS_MOD_PRIME)
-        per_block = max(1, cells // self.num_perm)
-        start = 0
-        while start < len(id_arrays):
-            stop, cells = start, 0
-            while stop < len(id_arrays) and (cells == 0 or cells + len(id_arrays[stop]) <= per_block):
-                cells += len(id_arrays[stop])
-                stop += 1
-            self._sign_block(id_arrays[start:stop], out[start:stop])
-            start = stop
+        lengths = np.fromiter(map(len, id_arrays), dtype=np.int64, count=len(id_arrays))
+        flat = np.concatenate(id_arrays) if id_arrays else np.empty(0, dtype=np.uint64)
+        return self.signatures_flat(flat, lengths)
+
+    def signatures_flat(self, ids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Sign documents whose shingle ids are concatenated: ``lengths[d]`` ids each.
+
+        The fast path: no Python object per document. Repeated ids within a
+        document are harmless (a minimum ignores repeats).
+
+        >>> h = MinHasher(num_perm=8)
+        >>> ids = np.array([5, 6, 7], dtype=np.uint64)
+        >>> sigs = h.signatures_flat(ids, np.array([2, 0, 1]))
+        >>> sigs.shape, bool((sigs[0] == h.signature(ids[:2])).all())
+        ((3, 8), True)
+        """
+        ids = np.asarray(ids)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        if ids.dtype != np.uint64 or ids.ndim != 1:
+            raise TypeError(f"ids must be a 1-D uint64 array, got {ids.dtype} with shape {ids.shape}")
+        if lengths.ndim != 1 or (lengths < 0).any() or lengths.sum() != len(ids):
+            raise ValueError(
+                f"lengths must be non-negative and sum to len(ids) = {len(ids)}, "
+                f"got a sum of {int(lengths.sum())}"
+            )
+        out = np.full((len(lengths), self.num_perm), empty_value(self.scheme), dtype=self.dtype)
+        if self.scheme == "one-permutation":
+            per_block = 1 << 18
+        elif self.scheme == "multiply-shift":
+            per_block = max(1, _BLOCK_CELLS // self.num_perm)
+        else:
+            per_block = max(1, min(_BLOCK_CELLS, _BLOCK_CELLS_MOD_PRIME) // self.num_perm)
+        ends = np.cumsum(lengths)
+        start_doc = 0
+        while start_doc < len(lengths):
+            first_id = ends[start_doc] - lengths[start_doc]
+            # As many whole documents as fit in the block, and at least one.
+            stop_doc = max(int(np.searchsorted(ends, first_id + per_block, side="right")), start_doc + 1)
+            self._sign_block(
+                ids[first_id : ends[stop_doc - 1]], lengths[start_doc:stop_doc], out[start_doc:stop_doc]
+            )
+            start_doc = stop_doc
         return out
 
-    def _sign_block(self, id_arrays: list[np.ndarray], out: np.ndarray) -> None:
-        lengths = np.fromiter((len(ids) for ids in id_arrays), dtype=np.int64, count=len(id_arrays))
+    def _sign_block(self, ids: np.ndarray, lengths: np.ndarray, out: np.ndarray) -> None:
+        if self.scheme == "one-permutation":
+            out[:] = oph_signatures(ids, lengths, self.num_perm, self.seed)
+            return
         nonempty = lengths > 0
         if not nonempty.any():
             return
-        values = self._hash_columns(np.concatenate(id_arrays))
+        values = self._hash_columns(ids)
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
         out[nonempty] = np.minimum.reduceat(values, starts, axis=1).T
 

@@ -39,6 +39,13 @@ def _separator_table() -> dict[int, str]:
     return {cp: " " for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp))[0] in "PS"}
 
 
+# ASCII text takes a byte-level shortcut with the same result: NFKC leaves it alone,
+# casefold equals lower, and the punctuation/symbol table restricted to ASCII is this one.
+_ASCII_SEPARATORS = bytes(
+    ord(" ") if unicodedata.category(chr(b))[0] in "PS" else b for b in range(128)
+) + bytes(range(128, 256))
+
+
 def normalize(text: str) -> str:
     """Return ``text`` in a canonical form for comparison.
 
@@ -48,10 +55,15 @@ def normalize(text: str) -> str:
     >>> normalize("  Heavy RAIN — in “Mangaluru”!  ")
     'heavy rain in mangaluru'
     """
+    return " ".join(_tokens(text))
+
+
+def _tokens(text: object) -> list[str]:
     text = _require_text(text)
+    if text.isascii():
+        return text.lower().encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
     folded = unicodedata.normalize("NFKC", text).casefold()
-    spaced = folded.translate(_separator_table())
-    return " ".join(spaced.split())
+    return folded.translate(_separator_table()).split()
 
 
 def words(text: str) -> list[str]:
@@ -60,7 +72,7 @@ def words(text: str) -> list[str]:
     >>> words("It's raining, again.")
     ['it', 's', 'raining', 'again']
     """
-    return normalize(text).split()
+    return _tokens(text)
 
 
 def word_shingles(text: str, k: int = 5) -> set[str]:
@@ -75,7 +87,7 @@ def word_shingles(text: str, k: int = 5) -> set[str]:
     {'short text'}
     """
     k = _require_k(k)
-    tokens = words(text)
+    tokens = _tokens(text)
     if len(tokens) < k:
         return {" ".join(tokens)} if tokens else set()
     return {" ".join(tokens[i : i + k]) for i in range(len(tokens) - k + 1)}

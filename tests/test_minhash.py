@@ -31,7 +31,7 @@ def test_batched_equals_one_by_one(scheme, monkeypatch):
         assert np.array_equal(row, hasher.signature(shingles))
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", [s for s in SCHEMES if s != "one-permutation"])
 def test_signature_is_min_of_hash_values(scheme):
     hasher = MinHasher(num_perm=16, seed=2, scheme=scheme)
     shingles = {"alpha beta", "beta gamma", "gamma delta"}

@@ -96,3 +96,13 @@ def test_word_shingles_have_k_words_or_all(text, k):
     tokens = normalize(text).split()
     for shingle in word_shingles(text, k):
         assert len(shingle.split()) == min(k, len(tokens))
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+def test_ascii_shortcut_equals_unicode_path(text):
+    import unicodedata
+
+    from neardup_lab.text import _separator_table
+
+    slow = " ".join(unicodedata.normalize("NFKC", text).casefold().translate(_separator_table()).split())
+    assert normalize(text) == slow

@@ -32,8 +32,8 @@ def _estimates(a: set[str], b: set[str], scheme: str) -> np.ndarray:
     )
 
 
-@pytest.mark.parametrize("scheme", ["multiply-shift", "mod-prime"])
-@pytest.mark.parametrize(("n_shared", "n_only"), [(186, 110), (100, 10), (30, 135)])
+@pytest.mark.parametrize("scheme", ["multiply-shift", "mod-prime", "one-permutation"])
+@pytest.mark.parametrize(("n_shared", "n_only"), [(186, 110), (100, 10), (30, 135), (20, 10)])
 def test_estimator_unbiased_with_predicted_spread(scheme, n_shared, n_only):
     a, b = _pair(n_shared, n_only)
     true = jaccard(a, b)

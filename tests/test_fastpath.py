@@ -1,0 +1,62 @@
+"""Shingle ids computed from word hashes agree with string shingles."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from neardup_lab import jaccard, make_corpus, word_shingles
+from neardup_lab.fastpath import ngram_ids, shingle_id_batch, shingle_ids, tokenize_batch
+
+
+def _id_jaccard(a, b):
+    union = len(np.union1d(a, b))
+    return len(np.intersect1d(a, b)) / union if union else 1.0
+
+
+def test_same_count_and_same_jaccard_as_strings():
+    docs = make_corpus(30, seed=2).docs + ["", "one", "two words", "a b c d e"]
+    for k in (1, 3, 5):
+        ids = shingle_id_batch(docs, k)
+        sets = [word_shingles(d, k) for d in docs]
+        assert [len(x) for x in ids] == [len(s) for s in sets]
+        for i, j in itertools.combinations(range(len(docs)), 2):
+            assert _id_jaccard(ids[i], ids[j]) == pytest.approx(jaccard(sets[i], sets[j]))
+
+
+words_text = st.lists(st.sampled_from(["a", "b", "c", "rain", "東京", "x"]), max_size=12).map(" ".join)
+
+
+@given(words_text, words_text, st.integers(1, 4))
+def test_property_jaccard_matches(a, b, k):
+    ia, ib = shingle_ids(a, k), shingle_ids(b, k)
+    assert len(ia) == len(word_shingles(a, k))
+    assert _id_jaccard(ia, ib) == pytest.approx(jaccard(word_shingles(a, k), word_shingles(b, k)))
+
+
+def test_windows_do_not_cross_documents():
+    # "x y" ending one document and "z" starting the next must not form the shingle "x y z".
+    batch = shingle_id_batch(["w x y", "z q r"], 3)
+    joined = set(shingle_ids("w x y z q r", 3).tolist())  # 4 windows, 2 of them crossing
+    assert len(batch[0]) == len(batch[1]) == 1
+    found = set(batch[0].tolist()) | set(batch[1].tolist())
+    assert len(joined) == 4 and len(found & joined) == 2
+
+
+def test_short_documents_and_counts():
+    hashes, counts = tokenize_batch(["a b", "", "a b c d"])
+    ids, id_counts = ngram_ids(hashes, counts, 3)
+    assert id_counts.tolist() == [1, 0, 2]
+    assert len(ids) == 3
+    assert shingle_ids("", 3).shape == (0,)
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="document 1"):
+        shingle_id_batch(["ok", None])
+    with pytest.raises(TypeError, match="sequence of documents"):
+        shingle_id_batch("one string")
+    with pytest.raises(ValueError, match="k must be"):
+        shingle_ids("a b", 0)
