@@ -3,13 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-NBVAL  := --nbval --sanitize-with tests/sanitize.cfg -p no:randomly
+NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
 .PHONY: book test lint unit notebooks build-book browser labs clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
@@ -26,13 +25,13 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser" tests --doctest-modules neardup_lab
 
 notebooks: $(STAMP)
-	$(BIN)/python -m pytest -q $(NBVAL) book labs/solutions
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(NBVAL) book labs/solutions
 
 build-book: $(STAMP)
-	rm -rf _build/html
+	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
-browser: $(STAMP)
+browser: $(STAMP) build-book
 	$(BIN)/python -m pytest -q -m browser tests
 
 clean:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["UnionFind", "clusters_from_pairs", "choose_keepers", "KEEPER_POLICIES"]
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+__all__ = [
+    "UnionFind",
+    "clusters_from_pairs",
+    "clusters_from_pair_array",
+    "choose_keepers",
+    "KEEPER_POLICIES",
+]
 
 KEEPER_POLICIES = ("first", "longest")
 
@@ -86,6 +96,27 @@ def clusters_from_pairs(n: int, pairs: Iterable[tuple[int, int]]) -> list[list[i
     for i, j in pairs:
         uf.union(int(i), int(j))
     return uf.groups()
+
+
+def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
+    """Same answer as :func:`clusters_from_pairs`, for an ``(m, 2)`` array of pairs.
+
+    Uses :func:`scipy.sparse.csgraph.connected_components`, so millions of
+    documents and pairs need no Python loop per pair.
+
+    >>> clusters_from_pair_array(5, np.array([[0, 2], [2, 4]]))
+    [[0, 2, 4], [1], [3]]
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if len(pairs) and (pairs.min() < 0 or pairs.max() >= n):
+        raise IndexError(f"pairs must index documents 0..{n - 1}")
+    graph = coo_matrix((np.ones(len(pairs), dtype=np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    order = np.argsort(labels, kind="stable")  # members of each label, ascending
+    bounds = np.flatnonzero(np.diff(labels[order])) + 1
+    groups = np.split(order, bounds) if n else []
+    groups.sort(key=lambda g: g[0])
+    return [g.tolist() for g in groups]
 
 
 def choose_keepers(

@@ -25,6 +25,7 @@ __all__ = [
     "vocabulary",
 ]
 
+#: The ways :func:`make_corpus` can change a copy of an article.
 EDIT_KINDS = (
     "light-replace",
     "heavy-replace",

@@ -19,6 +19,7 @@ from .hashing import splitmix64
 
 __all__ = ["oph_signatures", "densify", "EMPTY"]
 
+#: The value of a bin that no shingle reached (the largest uint32).
 EMPTY = np.uint32(0xFFFFFFFF)
 _MAX_PROBES = 4096
 

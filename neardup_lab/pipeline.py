@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import xxhash
+from tqdm.auto import tqdm
 
-from .clusters import KEEPER_POLICIES, UnionFind, choose_keepers
+from .clusters import KEEPER_POLICIES, choose_keepers, clusters_from_pair_array
+from .fastpath import ngram_ids
+from .hashing import hash_shingles
 from .lsh import _check_banding, candidate_pair_array, optimal_params
 from .minhash import MinHasher, estimate_jaccard
-from .text import char_shingles, jaccard, normalize, word_shingles
+from .text import _tokens, char_shingles, normalize
 
 __all__ = ["DedupResult", "dedup", "exact_groups"]
 
-SHINGLERS = {"word": word_shingles, "char": char_shingles}
+SHINGLE_KINDS = ("word", "char")
 VERIFIERS = ("exact", "estimate", "none")
+_CHUNK = 2000  # documents per unit of work
 
 
 @dataclass
@@ -29,6 +36,7 @@ class DedupResult:
     ``clusters``: sorted lists of indices, every document in exactly one.
     ``keepers``: one index per cluster, in cluster order.
     ``stats``: per stage, counts and seconds.
+    ``params``: every setting that shaped the result.
     """
 
     pairs: list[tuple[int, int]]
@@ -44,6 +52,10 @@ class DedupResult:
         return sorted(i for c in self.clusters for i in c if i not in keep)
 
 
+def _exact_key(normalized: str) -> bytes:
+    return xxhash.xxh3_128_digest(normalized.encode("utf-8", "surrogatepass"))
+
+
 def exact_groups(docs: Sequence[str]) -> list[int]:
     """For each document, the index of the first document with the same normalised text.
 
@@ -51,10 +63,83 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
     [0, 0, 2]
     """
     first: dict[bytes, int] = {}
-    return [
-        first.setdefault(xxhash.xxh3_128_digest(normalize(d).encode("utf-8", "surrogatepass")), i)
-        for i, d in enumerate(docs)
-    ]
+    return [first.setdefault(_exact_key(normalize(d)), i) for i, d in enumerate(docs)]
+
+
+@dataclass
+class _Prepared:
+    """Per-document results of the parallel stage, for one chunk of documents."""
+
+    keys: list[bytes]
+    ids: np.ndarray  # shingle ids, all documents concatenated (repeats possible)
+    counts: np.ndarray  # ids per document
+    signatures: np.ndarray
+
+
+def _prepare(docs: Sequence[str], k: int, shingle: str, hasher_params: dict) -> _Prepared:
+    """Exact keys, shingle ids and signatures of a chunk of documents."""
+    hasher = MinHasher(**hasher_params)
+    tokens = [_tokens(d) for d in docs]
+    keys = [_exact_key(" ".join(t)) for t in tokens]
+    if shingle == "word":
+        vocabulary: dict[str, int] = {}
+        codes = [vocabulary.setdefault(w, len(vocabulary)) for t in tokens for w in t]
+        word_hashes = hash_shingles(vocabulary)[np.asarray(codes, dtype=np.int64)]
+        counts = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        ids, id_counts = ngram_ids(word_hashes, counts, k)
+    else:
+        per_doc = [hash_shingles(char_shingles(" ".join(t), k)) for t in tokens]
+        id_counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
+        ids = np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)
+    return _Prepared(keys, ids, id_counts, hasher.signatures_flat(ids, id_counts))
+
+
+def _prepare_all(
+    docs: Sequence[str], k: int, shingle: str, hasher: MinHasher, n_jobs: int, progress: bool
+) -> _Prepared:
+    chunks = [docs[i : i + _CHUNK] for i in range(0, len(docs), _CHUNK)]
+    bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
+    parts: list[_Prepared] = []
+    if n_jobs == 1 or len(chunks) <= 1:
+        for chunk in chunks:
+            parts.append(_prepare(chunk, k, shingle, hasher.params))
+            bar.update(len(chunk))
+    else:
+        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+            futures = [pool.submit(_prepare, chunk, k, shingle, hasher.params) for chunk in chunks]
+            for chunk, future in zip(chunks, futures):
+                parts.append(future.result())
+                bar.update(len(chunk))
+    bar.close()
+    if not parts:
+        return _Prepared(
+            [], np.empty(0, np.uint64), np.empty(0, np.int64), np.empty((0, hasher.num_perm), hasher.dtype)
+        )
+    return _Prepared(
+        keys=[key for p in parts for key in p.keys],
+        ids=np.concatenate([p.ids for p in parts]),
+        counts=np.concatenate([p.counts for p in parts]),
+        signatures=np.concatenate([p.signatures for p in parts]),
+    )
+
+
+def _exact_jaccard(pairs: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Exact Jaccard of each pair of documents, from their (repeated) shingle ids."""
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    distinct: dict[int, np.ndarray] = {}
+
+    def shingles_of(doc: int) -> np.ndarray:
+        if doc not in distinct:
+            distinct[doc] = np.unique(ids[starts[doc] : starts[doc] + counts[doc]])
+        return distinct[doc]
+
+    out = np.empty(len(pairs))
+    for n, (a, b) in enumerate(pairs.tolist()):
+        sa, sb = shingles_of(a), shingles_of(b)
+        inter = len(np.intersect1d(sa, sb, assume_unique=True))
+        union = len(sa) + len(sb) - inter
+        out[n] = inter / union if union else 1.0
+    return out
 
 
 def _check_docs(docs: Sequence[str]) -> None:
@@ -65,6 +150,12 @@ def _check_docs(docs: Sequence[str]) -> None:
     for i, doc in enumerate(docs):
         if not isinstance(doc, str):
             raise TypeError(f"document {i} is {type(doc).__name__}, not str: {doc!r:.60}")
+
+
+def _check_jobs(n_jobs: object) -> int:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}")
+    return os.cpu_count() or 1 if n_jobs == -1 else n_jobs
 
 
 class _Clock:
@@ -91,15 +182,21 @@ def dedup(
     seed: int = 1,
     verify: str = "exact",
     keeper: str = "first",
+    n_jobs: int = 1,
+    progress: bool | None = None,
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
-    Stages: documents equal after :func:`normalize` are grouped by an exact
-    hash; one representative of each group is shingled and signed; banding
-    proposes candidate pairs; ``verify="exact"`` keeps candidates whose exact
-    Jaccard is at least ``threshold`` (``"estimate"`` uses the signatures,
-    ``"none"`` keeps every candidate); union-find joins pairs into clusters.
-    ``bands``/``rows`` default to :func:`optimal_params` for the threshold.
+    Stages: every document is normalised, given an exact-copy key, shingled
+    (word or char ``k``-shingles, as ids) and signed, in ``n_jobs`` processes
+    (-1: all cores; the answer does not depend on it). Documents equal after
+    :func:`~neardup_lab.text.normalize` are grouped by their key and one representative of each
+    group goes on; banding proposes candidate pairs; ``verify="exact"`` keeps
+    candidates whose exact Jaccard is at least ``threshold`` (``"estimate"``
+    uses the signatures, ``"none"`` keeps every candidate); connected
+    components of the pairs are the clusters. ``bands``/``rows`` default to
+    :func:`~neardup_lab.lsh.optimal_params`. ``progress`` shows a bar (default: only when
+    standard error is a terminal).
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
@@ -112,53 +209,55 @@ def dedup(
     _check_docs(docs)
     if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    if shingle not in SHINGLERS:
-        raise ValueError(f"shingle must be one of {sorted(SHINGLERS)}, got {shingle!r}")
+    if shingle not in SHINGLE_KINDS:
+        raise ValueError(f"shingle must be one of {SHINGLE_KINDS}, got {shingle!r}")
     if verify not in VERIFIERS:
         raise ValueError(f"verify must be one of {VERIFIERS}, got {verify!r}")
+    if keeper not in KEEPER_POLICIES:
+        raise ValueError(f"unknown keeper policy {keeper!r}; choose one of {KEEPER_POLICIES}")
+    jobs = _check_jobs(n_jobs)
     hasher = MinHasher(num_perm=num_perm, seed=seed, scheme=scheme)
     if bands is None and rows is None:
         bands, rows = optimal_params(min(threshold, 0.99), num_perm)
     elif bands is None or rows is None:
         raise ValueError("give both bands and rows, or neither to use optimal_params")
     bands, rows = _check_banding(bands, rows, num_perm)
-    if keeper not in KEEPER_POLICIES:
-        raise ValueError(f"unknown keeper policy {keeper!r}; choose one of {KEEPER_POLICIES}")
+    show = sys.stderr.isatty() if progress is None else progress
+    # Signing runs first (it also computes the exact-copy keys) but is reported after the
+    # exact pass, in the order the stages are taught.
+    started = time.perf_counter()
+    prepared = _prepare_all(docs, k, shingle, hasher, jobs, show)
+    signing = {"signed": len(docs), "seconds": time.perf_counter() - started}
     clock = _Clock()
 
-    first = exact_groups(docs)
-    reps = [i for i, f in enumerate(first) if f == i]
+    first: dict[bytes, int] = {}
+    group_of = np.fromiter(
+        (first.setdefault(key, i) for i, key in enumerate(prepared.keys)), dtype=np.int64, count=len(docs)
+    )
+    reps = np.flatnonzero(group_of == np.arange(len(docs)))
     clock.lap("exact", documents=len(docs), unique=len(reps), copies=len(docs) - len(reps))
+    clock.stats["signatures"] = signing
 
-    shingler = SHINGLERS[shingle]
-    sets = [shingler(docs[i], k) for i in reps]
-    signatures = hasher.signatures(sets)
-    clock.lap("signatures", signed=len(reps))
-
-    candidates = candidate_pair_array(signatures, bands, rows)
+    candidates = reps[candidate_pair_array(prepared.signatures[reps], bands, rows)]
     clock.lap("candidates", pairs=len(candidates))
 
     if verify == "exact":
-        keep = np.array([jaccard(sets[a], sets[b]) >= threshold for a, b in candidates], dtype=bool)
+        keep = _exact_jaccard(candidates, prepared.ids, prepared.counts) >= threshold
     elif verify == "estimate":
-        keep = (
-            (estimate_jaccard(signatures[candidates[:, 0]], signatures[candidates[:, 1]]) >= threshold)
-            if len(candidates)
-            else np.zeros(0, dtype=bool)
-        )
+        sigs = prepared.signatures
+        keep = estimate_jaccard(sigs[candidates[:, 0]], sigs[candidates[:, 1]]) >= threshold
     else:
         keep = np.ones(len(candidates), dtype=bool)
-    rep_index = np.asarray(reps, dtype=np.int64)
-    verified = rep_index[candidates[keep]] if len(candidates) else np.empty((0, 2), dtype=np.int64)
+    verified = candidates[np.asarray(keep, dtype=bool)] if len(candidates) else candidates
     clock.lap("verified", pairs=len(verified))
 
-    copy_pairs = [(f, i) for i, f in enumerate(first) if f != i]
-    pairs = sorted(copy_pairs + [(int(a), int(b)) for a, b in verified])
-    uf = UnionFind(len(docs))
-    for a, b in pairs:
-        uf.union(a, b)
-    clusters = uf.groups()
-    keepers = choose_keepers(clusters, keeper, lengths=[len(d) for d in docs])
+    copies = np.flatnonzero(group_of != np.arange(len(docs)))
+    all_pairs = np.concatenate([np.stack([group_of[copies], copies], axis=1), verified]).astype(np.int64)
+    all_pairs = all_pairs[np.lexsort((all_pairs[:, 1], all_pairs[:, 0]))]
+    clusters = clusters_from_pair_array(len(docs), all_pairs)
+    keepers = choose_keepers(
+        clusters, keeper, lengths=[len(d) for d in docs] if keeper == "longest" else None
+    )
     clock.lap("clusters", clusters=len(clusters), kept=len(keepers), removed=len(docs) - len(keepers))
 
     params = {
@@ -172,4 +271,10 @@ def dedup(
         "keeper": keeper,
         **hasher.params,
     }
-    return DedupResult(pairs=pairs, clusters=clusters, keepers=keepers, stats=clock.stats, params=params)
+    return DedupResult(
+        pairs=[(int(a), int(b)) for a, b in all_pairs.tolist()],
+        clusters=clusters,
+        keepers=keepers,
+        stats=clock.stats,
+        params=params,
+    )

@@ -119,7 +119,7 @@ def _require_set(value: object, name: str) -> Set:
 
 
 def jaccard(a: Set, b: Set) -> float:
-    """Return the Jaccard similarity |a ∩ b| / |a ∪ b| of two sets.
+    """Return the Jaccard similarity ``|a ∩ b| / |a ∪ b|`` of two sets.
 
     Two empty sets are identical, so their similarity is 1.0.
 
@@ -136,7 +136,7 @@ def jaccard(a: Set, b: Set) -> float:
 
 
 def containment(a: Set, b: Set) -> float:
-    """Return how much of ``a`` lies inside ``b``: |a ∩ b| / |a|.
+    """Return how much of ``a`` lies inside ``b``: ``|a ∩ b| / |a|``.
 
     Not symmetric: an excerpt is fully contained in the article it came
     from, but not the other way round. An empty ``a`` is contained in

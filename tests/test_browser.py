@@ -11,7 +11,7 @@ reported together, naming the page:
 - a request to any host other than this machine (it is blocked: the book must work
   without a network),
 - console errors, uncaught script errors, failed requests and HTTP errors,
-- an image that did not load or has no alt text,
+- an image that did not load, or whose alt text is missing or only its file name,
 - math that MathJax did not typeset, or raw TeX delimiters left in the text,
 - previous/next links that do not follow the order of ``_toc.yml``,
 - a chapter written as a notebook that does not offer its ``.ipynb`` for download.
@@ -132,7 +132,8 @@ def _is_notebook(page: str) -> bool:
 
 # ------------------------------------------------------------- math in the source
 
-_PLAIN_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\{(?:code-cell|code-block|code)\}.*|[^{].*)?$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(.*?)\s*$")
+_CODE_DIRECTIVE = re.compile(r"\{(code-cell|code-block|code|literalinclude)\}")
 _INLINE_CODE = re.compile(r"(`+)[^`]+?\1")
 _MATH = re.compile(
     r"\$\$"  # display math
@@ -144,19 +145,32 @@ _MATH = re.compile(
 
 
 def _strip_code(markdown: str) -> str:
-    """Drop fenced code blocks (but keep the bodies of directives) and inline code."""
-    kept, fence = [], None
+    """Drop fenced code blocks and inline code; keep the bodies of other directives."""
+    kept: list[str] = []
+    code_fence: str | None = None
+    directive_fences: list[str] = []
     for line in markdown.splitlines():
-        if fence:
-            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
-                fence = None
+        match = _FENCE.match(line)
+        if code_fence:
+            if match and not match.group(2) and _closes(match.group(1), code_fence):
+                code_fence = None
             continue
-        match = _PLAIN_FENCE.match(line)
-        if match:
-            fence = match.group(1)
+        if not match:
+            kept.append(line)
             continue
-        kept.append(line)
+        marker, info = match.groups()
+        if not info and directive_fences and _closes(marker, directive_fences[-1]):
+            directive_fences.pop()
+        elif info.startswith("{") and not _CODE_DIRECTIVE.match(info):
+            directive_fences.append(marker)
+        else:
+            code_fence = marker
     return _INLINE_CODE.sub("", "\n".join(kept))
+
+
+def _closes(marker: str, opening: str) -> bool:
+    """A fence closes an opening fence of the same character and at most its length."""
+    return marker[0] == opening[0] and len(marker) >= len(opening)
 
 
 def source_has_math(source: Path | None) -> bool:
@@ -192,7 +206,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def site() -> Iterator[str]:
     """The built book served on an ephemeral port of 127.0.0.1; yields its base URL."""
     if not (SITE / "index.html").is_file():
-        pytest.fail(f"{SITE.relative_to(ROOT)}/index.html not found: run `make book` first")
+        pytest.fail(
+            f"{SITE.relative_to(ROOT)}/index.html not found: run `make book` first",
+            pytrace=False,
+        )
     handler = functools.partial(_QuietHandler, directory=str(SITE))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -242,8 +259,12 @@ class Visit:
         self.page.on("response", self._response)
 
     def __enter__(self) -> Visit:
-        self.page.goto(self.url, wait_until="load")
-        self.page.wait_for_load_state("networkidle")
+        try:
+            self.page.goto(self.url, wait_until="load")
+            self.page.wait_for_load_state("networkidle")
+        except BaseException:
+            self.context.close()
+            raise
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -252,7 +273,7 @@ class Visit:
     def _route(self, route) -> None:
         url = route.request.url
         parts = urlsplit(url)
-        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL_HOSTS:
+        if parts.scheme in ("http", "https") and parts.hostname not in LOCAL_HOSTS:
             self._blocked.add(url)
             self.problems.append(f"external request attempted (blocked): {url}")
             route.abort("blockedbyclient")
@@ -322,6 +343,8 @@ _MATH_JS = """
 }
 """
 
+_MATHJAX_STARTED_JS = "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+
 _RAW_TEX = ("$$", "\\(", "\\[")
 
 
@@ -329,17 +352,19 @@ def _check_images(visit: Visit) -> None:
     for image in visit.page.evaluate(_IMAGES_JS):
         if image["width"] == 0:
             visit.problems.append(f"image did not load: <img src={image['src']!r}>")
-        if not image["alt"]:
-            visit.problems.append(f"image has no alt text: <img src={image['src']!r}>")
+        alt, src = image["alt"], image["src"]
+        if not alt:
+            visit.problems.append(f"image has no alt text: <img src={src!r}>")
+        elif alt in (src, src.rsplit("/", 1)[-1]):
+            # Docutils falls back to the file name when a figure is given no alt text.
+            visit.problems.append(f"image alt text is only its file name: <img src={src!r}>")
 
 
 def _check_math(visit: Visit, source: Path | None) -> None:
     page = visit.page
     if page.locator("span.math, div.math").count():
         try:
-            page.wait_for_function(
-                "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
-            )
+            page.wait_for_function(_MATHJAX_STARTED_JS)
             page.evaluate("() => MathJax.startup.promise.then(() => true)")
         except PlaywrightError:
             visit.problems.append("page has math but MathJax did not start")
@@ -352,10 +377,11 @@ def _check_math(visit: Visit, source: Path | None) -> None:
         )
     if source_has_math(source) and not math["typeset"]:
         visit.problems.append(f"{source.relative_to(ROOT)} contains math but none is typeset")
+    text = " ".join(math["text"].split())
     for delimiter in _RAW_TEX:
-        if delimiter in math["text"]:
-            at = math["text"].index(delimiter)
-            context = math["text"][max(0, at - 30) : at + 30].replace("\n", " ")
+        if delimiter in text:
+            at = text.index(delimiter)
+            context = text[max(0, at - 30) : at + 30]
             visit.problems.append(f"raw {delimiter!r} in the visible text: ...{context}...")
 
 
@@ -387,9 +413,8 @@ def _check_notebook_download(visit: Visit, site: str, page_name: str) -> None:
         ".dropdown-download-buttons a", "(links) => links.map((a) => a.href)"
     )
     if want not in links:
-        visit.problems.append(
-            f"download menu has no link to _sources/{page_name}.ipynb (links: {links})"
-        )
+        offered = [link.removeprefix(site) for link in links]
+        visit.problems.append(f"download menu has no _sources/{page_name}.ipynb: {offered}")
         return
     response = visit.page.request.get(want)
     if response.status != 200:
@@ -428,6 +453,20 @@ def test_page(page_name: str, site: str, browser) -> None:
             visit.page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"), full_page=True)
         problems = list(visit.problems)
     _fail_if(problems, f"{page_name}.html")
+
+
+def test_index_opens_the_first_page(site: str, browser) -> None:
+    """``_build/html/index.html`` is what readers open; it must land on the toc's root."""
+    want = f"{site}{PAGES[0]}.html"
+    with Visit(browser, f"{site}index.html") as visit:
+        try:
+            visit.page.wait_for_url(want, timeout=5_000)
+        except PlaywrightError:
+            visit.problems.append(
+                f"index.html ends at {visit.page.url.removeprefix(site)}, not {PAGES[0]}.html"
+            )
+        problems = list(visit.problems)
+    _fail_if(problems, "index.html")
 
 
 def test_search_finds_the_minhash_chapter(site: str, browser) -> None:

@@ -39,3 +39,20 @@ def test_keepers():
         choose_keepers(clusters, "longest")
     with pytest.raises(ValueError, match="'newest'"):
         choose_keepers(clusters, "newest")
+
+
+def test_pair_array_version_agrees():
+    import numpy as np
+
+    from neardup_lab import clusters_from_pairs
+    from neardup_lab.clusters import clusters_from_pair_array
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 7, 50):
+        pairs = rng.integers(0, max(n, 1), size=(n // 2, 2)) if n else np.empty((0, 2), dtype=np.int64)
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]] if len(pairs) else pairs
+        assert clusters_from_pair_array(n, pairs) == clusters_from_pairs(
+            n, [tuple(p) for p in pairs.tolist()]
+        )
+    with pytest.raises(IndexError, match="0..2"):
+        clusters_from_pair_array(3, np.array([[0, 5]]))

@@ -115,3 +115,24 @@ def test_bad_parameters(kwargs, error, message):
 def test_bad_documents(docs, message):
     with pytest.raises(TypeError, match=message):
         dedup(docs)
+
+
+def test_two_processes_give_the_same_answer():
+    docs = make_corpus(1500, seed=4).docs  # more than one chunk of work
+    one = dedup(docs, threshold=0.8, n_jobs=1)
+    two = dedup(docs, threshold=0.8, n_jobs=2)
+    assert one.pairs == two.pairs and one.clusters == two.clusters and one.keepers == two.keepers
+
+
+@pytest.mark.parametrize("scheme", ["mod-prime", "one-permutation"])
+def test_other_schemes_find_the_same_families(corpus, scheme):
+    result = dedup(corpus.docs, threshold=0.8, scheme=scheme)
+    for cluster in result.clusters:
+        assert len({corpus.origin[i] for i in cluster}) == 1
+    assert result.params["scheme"] == scheme
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True])
+def test_n_jobs_checked(bad):
+    with pytest.raises(ValueError, match="n_jobs"):
+        dedup(["a b"], n_jobs=bad)
