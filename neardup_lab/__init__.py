@@ -7,7 +7,13 @@ text -> shingles -> hashes -> signatures -> candidate pairs -> verified pairs ->
 0.6
 """
 
-from .clusters import KEEPER_POLICIES, UnionFind, choose_keepers, clusters_from_pairs
+from .clusters import (
+    KEEPER_POLICIES,
+    UnionFind,
+    choose_keepers,
+    clusters_from_pair_array,
+    clusters_from_pairs,
+)
 from .corpus import EDIT_KINDS, Corpus, apply_edit, make_article, make_corpus, replace_words
 from .evaluate import (
     brute_force_pairs,
@@ -16,9 +22,18 @@ from .evaluate import (
     precision_recall,
     recall_by_bucket,
 )
+from .fastpath import shingle_id_batch, shingle_ids
 from .hashing import hash_shingles, stable_hash
 from .lsh import LSHIndex, approx_threshold, candidate_pair_array, candidate_pairs, optimal_params, s_curve
-from .minhash import SCHEMES, MinHasher, estimate_jaccard, merge_signatures
+from .minhash import (
+    SCHEMES,
+    MinHasher,
+    bbit_signatures,
+    estimate_jaccard,
+    estimate_jaccard_bbit,
+    merge_signatures,
+    pack_bbit,
+)
 from .pipeline import DedupResult, dedup, exact_groups
 from .simhash import hamming, simhash
 from .text import char_shingles, containment, jaccard, normalize, word_shingles, words
@@ -36,6 +51,12 @@ __all__ = [
     "UnionFind",
     "apply_edit",
     "approx_threshold",
+    "bbit_signatures",
+    "estimate_jaccard_bbit",
+    "pack_bbit",
+    "clusters_from_pair_array",
+    "shingle_id_batch",
+    "shingle_ids",
     "brute_force_pairs",
     "candidate_pair_array",
     "candidate_pairs",

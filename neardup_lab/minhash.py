@@ -34,7 +34,16 @@ import numpy as np
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
 
-__all__ = ["MinHasher", "SCHEMES", "estimate_jaccard", "merge_signatures", "empty_value"]
+__all__ = [
+    "MinHasher",
+    "SCHEMES",
+    "estimate_jaccard",
+    "merge_signatures",
+    "empty_value",
+    "bbit_signatures",
+    "estimate_jaccard_bbit",
+    "pack_bbit",
+]
 
 MERSENNE_61 = np.uint64((1 << 61) - 1)
 SCHEMES = ("multiply-shift", "mod-prime", "small-affine", "one-permutation")
@@ -324,3 +333,65 @@ def merge_signatures(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
     """
     sig_a, sig_b = _check_pair(sig_a, sig_b)
     return np.minimum(sig_a, sig_b)
+
+
+def _check_bits(bits: object) -> int:
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 32:
+        raise ValueError(f"bits must be an int from 1 to 32, got {bits!r}")
+    return bits
+
+
+def bbit_signatures(signatures: np.ndarray, bits: int) -> np.ndarray:
+    """Keep the lowest ``bits`` bits of every value (b-bit MinHash, Li and König 2010).
+
+    Values go into the smallest unsigned dtype that holds them; pack them
+    with :func:`pack_bbit` for storage.
+
+    >>> bbit_signatures(np.array([5, 6, 7], dtype=np.uint32), bits=1)
+    array([1, 0, 1], dtype=uint8)
+    """
+    bits = _check_bits(bits)
+    sigs = np.asarray(signatures)
+    if sigs.dtype.kind != "u":
+        raise TypeError(f"signatures must be unsigned integers, got {sigs.dtype}")
+    dtype = np.uint8 if bits <= 8 else np.uint16 if bits <= 16 else np.uint32
+    return (sigs & np.asarray((1 << bits) - 1, dtype=sigs.dtype)).astype(dtype)
+
+
+def estimate_jaccard_bbit(sig_a: np.ndarray, sig_b: np.ndarray, bits: int) -> float | np.ndarray:
+    """Estimate Jaccard from b-bit signatures, correcting for chance agreement.
+
+    Two unrelated values agree on ``bits`` bits with probability ``2**-bits``,
+    so agreement ``E`` estimates ``J + (1 - J) * 2**-bits``; solve for ``J``
+    and clip to [0, 1]. (The approximation of Li and König for sets much
+    smaller than the hash range.)
+
+    >>> a = np.array([0, 1, 1, 0], dtype=np.uint8)
+    >>> estimate_jaccard_bbit(a, a, bits=1)
+    1.0
+    """
+    bits = _check_bits(bits)
+    agree = estimate_jaccard(sig_a, sig_b)
+    chance = 2.0**-bits
+    return (
+        np.clip((agree - chance) / (1 - chance), 0.0, 1.0)
+        if isinstance(agree, np.ndarray)
+        else min(1.0, max(0.0, (agree - chance) / (1 - chance)))
+    )
+
+
+def pack_bbit(bbit: np.ndarray, bits: int) -> np.ndarray:
+    """Pack b-bit values (``bits`` in 1, 2, 4, 8) into bytes: ``bits * num_perm / 8`` per row.
+
+    >>> pack_bbit(np.array([[1, 0, 1, 1, 0, 0, 0, 1]], dtype=np.uint8), bits=1)
+    array([[177]], dtype=uint8)
+    """
+    if bits not in (1, 2, 4, 8):
+        raise ValueError(f"pack_bbit packs 1, 2, 4 or 8 bits per value, got {bits!r}")
+    values = np.atleast_2d(np.asarray(bbit, dtype=np.uint8))
+    per_byte = 8 // bits
+    if values.shape[1] % per_byte:
+        raise ValueError(f"num_perm = {values.shape[1]} must be a multiple of {per_byte} to pack {bits} bits")
+    grouped = values.reshape(values.shape[0], -1, per_byte).astype(np.uint16)
+    shifts = np.arange(per_byte - 1, -1, -1, dtype=np.uint16) * bits
+    return (grouped << shifts).sum(axis=2).astype(np.uint8)

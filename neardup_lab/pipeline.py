@@ -17,7 +17,7 @@ from .clusters import KEEPER_POLICIES, choose_keepers, clusters_from_pair_array
 from .fastpath import ngram_ids
 from .hashing import hash_shingles
 from .lsh import _check_banding, candidate_pair_array, optimal_params
-from .minhash import MinHasher, estimate_jaccard
+from .minhash import MinHasher, _check_bits, bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .text import _tokens, char_shingles, normalize
 
 __all__ = ["DedupResult", "dedup", "exact_groups"]
@@ -184,6 +184,7 @@ def dedup(
     keeper: str = "first",
     n_jobs: int = 1,
     progress: bool | None = None,
+    bbits: int | None = None,
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
@@ -196,7 +197,8 @@ def dedup(
     uses the signatures, ``"none"`` keeps every candidate); connected
     components of the pairs are the clusters. ``bands``/``rows`` default to
     :func:`~neardup_lab.lsh.optimal_params`. ``progress`` shows a bar (default: only when
-    standard error is a terminal).
+    standard error is a terminal). ``bbits`` keeps only that many low bits of
+    each signature value (b-bit MinHash) for banding and estimates.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
@@ -222,6 +224,8 @@ def dedup(
     elif bands is None or rows is None:
         raise ValueError("give both bands and rows, or neither to use optimal_params")
     bands, rows = _check_banding(bands, rows, num_perm)
+    if bbits is not None:
+        _check_bits(bbits)
     show = sys.stderr.isatty() if progress is None else progress
     # Signing runs first (it also computes the exact-copy keys) but is reported after the
     # exact pass, in the order the stages are taught.
@@ -238,6 +242,8 @@ def dedup(
     clock.lap("exact", documents=len(docs), unique=len(reps), copies=len(docs) - len(reps))
     clock.stats["signatures"] = signing
 
+    if bbits is not None:
+        prepared.signatures = bbit_signatures(prepared.signatures, bbits)
     candidates = reps[candidate_pair_array(prepared.signatures[reps], bands, rows)]
     clock.lap("candidates", pairs=len(candidates))
 
@@ -245,7 +251,11 @@ def dedup(
         keep = _exact_jaccard(candidates, prepared.ids, prepared.counts) >= threshold
     elif verify == "estimate":
         sigs = prepared.signatures
-        keep = estimate_jaccard(sigs[candidates[:, 0]], sigs[candidates[:, 1]]) >= threshold
+        left, right = sigs[candidates[:, 0]], sigs[candidates[:, 1]]
+        estimates = (
+            estimate_jaccard(left, right) if bbits is None else estimate_jaccard_bbit(left, right, bbits)
+        )
+        keep = estimates >= threshold
     else:
         keep = np.ones(len(candidates), dtype=bool)
     verified = candidates[np.asarray(keep, dtype=bool)] if len(candidates) else candidates
@@ -269,6 +279,7 @@ def dedup(
         "rows": rows,
         "verify": verify,
         "keeper": keeper,
+        "bbits": bbits,
         **hasher.params,
     }
     return DedupResult(
