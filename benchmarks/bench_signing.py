@@ -1,34 +1,30 @@
-"""Sign the same documents with neardup_lab and with datasketch, side by side, in one run.
+"""Signing speed side by side, in one run: neardup_lab against datasketch and rensa.
 
-Usage: python benchmarks/bench_signing.py [--docs 10000] [--num-perm 128] [--repeat 3]
+Usage (from the repository root):
+    .venv/bin/python benchmarks/bench_signing.py [--docs 10000] [--num-perm 128] [--repeat 3]
 
-Both sides get the same word 5-shingle sets of news-like 300-word articles; shingling is
-done once, before timing. neardup_lab signs all documents with one call to
-MinHasher.signatures (hashing the shingle strings included); datasketch builds one MinHash
-per document with update_batch (UTF-8 encoding of the shingles included, since it needs
-bytes). The best of --repeat runs is reported for each.
+Part 1, signing only: every method gets the same word 5-shingle sets (Python sets of
+str) of news-like 300-word articles, built once before timing. neardup_lab hashes the
+strings and signs all documents with one call; datasketch and rensa build one sketch per
+document (datasketch needs bytes, so its time includes UTF-8 encoding).
+
+Part 2, end to end from raw text: neardup_lab's fast path (tokenise once, hash each word
+once, shingle ids by numpy arithmetic, one-permutation signatures) against word_shingles
+followed by datasketch or rensa.
+
+The best of --repeat runs is reported for each method.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import time
 
+from common import best_time, machine_line, print_table
 from datasketch import MinHash
+from rensa import CMinHash, RMinHash
 
 from neardup_lab import MinHasher, make_article, word_shingles
-
-
-def best_time(func, repeat: int) -> float:
-    """Best wall time of ``repeat`` calls of ``func``, in seconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from neardup_lab.fastpath import ngram_ids, tokenize_batch
 
 
 def main() -> None:
@@ -37,29 +33,71 @@ def main() -> None:
     parser.add_argument("--num-perm", type=int, default=128)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    k, n = args.num_perm, args.docs
 
-    sets = [word_shingles(make_article(seed=i, n_words=300), 5) for i in range(args.docs)]
-    shingles_per_doc = sum(map(len, sets)) / len(sets)
-    hasher = MinHasher(num_perm=args.num_perm, seed=1)
+    texts = [make_article(seed=i, n_words=300) for i in range(n)]
+    sets = [word_shingles(t, 5) for t in texts]
+    print(machine_line())
+    print(f"documents: {n} news-like articles of 300 words, {sum(map(len, sets)) / n:.0f} word 5-shingles "
+          f"each, {k} permutations, best of {args.repeat}\n")
 
-    def ours() -> None:
-        hasher.signatures(sets)
+    classic = MinHasher(num_perm=k, seed=1)
+    oph = MinHasher(num_perm=k, seed=1, scheme="one-permutation")
 
-    def datasketch() -> None:
+    def datasketch_update_batch() -> None:
         for s in sets:
-            m = MinHash(num_perm=args.num_perm, seed=1)
-            m.update_batch([x.encode("utf-8") for x in s])
+            MinHash(num_perm=k, seed=1).update_batch([x.encode("utf-8") for x in s])
 
-    t_ours = best_time(ours, args.repeat)
-    t_ds = best_time(datasketch, args.repeat)
-    per_doc = lambda t: t / args.docs * 1e6  # noqa: E731
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}")
-    print(f"documents: {args.docs}, 300 words each, {shingles_per_doc:.0f} word 5-shingles per document, "
-          f"{args.num_perm} permutations, best of {args.repeat}")
-    print(f"{'method':42s} {'total s':>9s} {'us/doc':>9s}")
-    print(f"{'neardup_lab MinHasher.signatures':42s} {t_ours:9.2f} {per_doc(t_ours):9.1f}")
-    print(f"{'datasketch 2.0.0 MinHash.update_batch':42s} {t_ds:9.2f} {per_doc(t_ds):9.1f}")
-    print(f"ratio: neardup_lab is {t_ds / t_ours:.1f}x faster than datasketch update_batch")
+    def datasketch_bulk() -> None:
+        MinHash.bulk([[x.encode("utf-8") for x in s] for s in sets], num_perm=k, seed=1)
+
+    def rensa(cls) -> None:
+        for s in sets:
+            m = cls(num_perm=k, seed=1)
+            m.update(list(s))
+            m.digest()
+
+    print("Part 1: signing only (shingle sets in)")
+    rows = [
+        ("datasketch 2.0.0 MinHash.update_batch", best_time(datasketch_update_batch, args.repeat)),
+        ("datasketch 2.0.0 MinHash.bulk", best_time(datasketch_bulk, args.repeat)),
+        ("rensa RMinHash (Rust)", best_time(lambda: rensa(RMinHash), args.repeat)),
+        ("rensa CMinHash (Rust)", best_time(lambda: rensa(CMinHash), args.repeat)),
+        ("neardup_lab multiply-shift (classic)", best_time(lambda: classic.signatures(sets), args.repeat)),
+        ("neardup_lab one-permutation", best_time(lambda: oph.signatures(sets), args.repeat)),
+    ]
+    print_table(rows, n, "datasketch 2.0.0 MinHash.update_batch")
+    timing = dict(rows)
+    print(f"one-permutation vs rensa RMinHash: "
+          f"{timing['rensa RMinHash (Rust)'] / timing['neardup_lab one-permutation']:.2f}x\n")
+
+    def fast_path() -> None:
+        hashes, counts = tokenize_batch(texts)
+        ids, id_counts = ngram_ids(hashes, counts, 5)
+        oph.signatures_flat(ids, id_counts)
+
+    def shingles_then_datasketch() -> None:
+        for t in texts:
+            MinHash(num_perm=k, seed=1).update_batch([x.encode("utf-8") for x in word_shingles(t, 5)])
+
+    def shingles_then_rensa() -> None:
+        for t in texts:
+            m = RMinHash(num_perm=k, seed=1)
+            m.update(list(word_shingles(t, 5)))
+            m.digest()
+
+    print("Part 2: end to end from raw text")
+    rows = [
+        ("word_shingles + datasketch update_batch", best_time(shingles_then_datasketch, args.repeat)),
+        ("word_shingles + rensa RMinHash", best_time(shingles_then_rensa, args.repeat)),
+        ("word_shingles only (building the strings)", best_time(lambda: [word_shingles(t, 5) for t in texts],
+                                                                 args.repeat)),
+        ("neardup_lab fast path (one-permutation)", best_time(fast_path, args.repeat)),
+    ]
+    print_table(rows, n, "word_shingles + datasketch update_batch")
+    timing = dict(rows)
+    print(f"fast path vs word_shingles + rensa: "
+          f"{timing['word_shingles + rensa RMinHash'] / timing['neardup_lab fast path (one-permutation)']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ def clusters_from_pairs(n: int, pairs: Iterable[tuple[int, int]]) -> list[list[i
 def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
     """Same answer as :func:`clusters_from_pairs`, for an ``(m, 2)`` array of pairs.
 
-    Uses :func:`scipy.sparse.csgraph.connected_components`, so millions of
+    Uses ``scipy.sparse.csgraph.connected_components``, so millions of
     documents and pairs need no Python loop per pair.
 
     >>> clusters_from_pair_array(5, np.array([[0, 2], [2, 4]]))

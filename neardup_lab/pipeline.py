@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import xxhash
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from .clusters import KEEPER_POLICIES, choose_keepers, clusters_from_pair_array
 from .fastpath import ngram_ids
@@ -20,11 +20,15 @@ from .lsh import _check_banding, candidate_pair_array, optimal_params
 from .minhash import MinHasher, _check_bits, bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .text import _tokens, char_shingles, normalize
 
-__all__ = ["DedupResult", "dedup", "exact_groups"]
+__all__ = ["DedupResult", "dedup", "exact_groups", "RECALL_WEIGHTS"]
 
 SHINGLE_KINDS = ("word", "char")
 VERIFIERS = ("exact", "estimate", "none")
 _CHUNK = 2000  # documents per unit of work
+#: Default (false positive, false negative) weights for choosing bands and rows. Every
+#: candidate is verified, so a false positive costs only a check while a false negative
+#: loses a duplicate for good: the default bends the S-curve below the threshold.
+RECALL_WEIGHTS = (0.05, 0.95)
 
 
 @dataclass
@@ -196,7 +200,8 @@ def dedup(
     candidates whose exact Jaccard is at least ``threshold`` (``"estimate"``
     uses the signatures, ``"none"`` keeps every candidate); connected
     components of the pairs are the clusters. ``bands``/``rows`` default to
-    :func:`~neardup_lab.lsh.optimal_params`. ``progress`` shows a bar (default: only when
+    :func:`~neardup_lab.lsh.optimal_params` weighted by :data:`RECALL_WEIGHTS`
+    (for 0.8 and 128 permutations: 16 bands of 8 rows). ``progress`` shows a bar (default: only when
     standard error is a terminal). ``bbits`` keeps only that many low bits of
     each signature value (b-bit MinHash) for banding and estimates.
 
@@ -220,7 +225,7 @@ def dedup(
     jobs = _check_jobs(n_jobs)
     hasher = MinHasher(num_perm=num_perm, seed=seed, scheme=scheme)
     if bands is None and rows is None:
-        bands, rows = optimal_params(min(threshold, 0.99), num_perm)
+        bands, rows = optimal_params(min(threshold, 0.99), num_perm, *RECALL_WEIGHTS)
     elif bands is None or rows is None:
         raise ValueError("give both bands and rows, or neither to use optimal_params")
     bands, rows = _check_banding(bands, rows, num_perm)
