@@ -39,33 +39,27 @@ def test_signature_is_min_of_hash_values(scheme):
     assert np.array_equal(hasher.signature(shingles), values.min(axis=0))
 
 
-def test_multiply_shift_matches_python_integers():
-    hasher = MinHasher(num_perm=8, seed=9, scheme="multiply-shift")
-    ids = hash_shingles(["one", "two", "three"])
-    a, b = hasher._params.a.tolist(), hasher._params.b.tolist()
-    assert all(x % 2 == 1 for x in a)
-    expected = [[((ai * int(x) + bi) % 2**64) >> 32 for ai, bi in zip(a, b)] for x in ids]
-    assert hasher.hash_values(ids).tolist() == expected
+P61 = 2**61 - 1
+# For each scheme: which (a, b) parameters are allowed, and h(x) in Python's unbounded integers.
+PYTHON_REFERENCE = {
+    "multiply-shift": (lambda a, b: a % 2 == 1, lambda a, b, x: ((a * x + b) % 2**64) >> 32),
+    "mod-prime": (lambda a, b: 1 <= a < P61 and 0 <= b < P61, lambda a, b, x: (a * (x % P61) + b) % P61),
+    "small-affine": (
+        lambda a, b: 1 <= a < 2**35 and 0 <= b < 2**35,
+        lambda a, b, x: (a * (x & 0xFFFFFFFF) + b) % P61,
+    ),
+}
 
 
-def test_mod_prime_matches_python_integers():
-    p = 2**61 - 1
-    hasher = MinHasher(num_perm=8, seed=9, scheme="mod-prime")
-    ids = hash_shingles(["one", "two", "three"])
-    a, b = hasher._params.a.tolist(), hasher._params.b.tolist()
-    assert all(1 <= x < p for x in a) and all(0 <= x < p for x in b)
-    expected = [[(ai * (int(x) % p) + bi) % p for ai, bi in zip(a, b)] for x in ids]
-    assert hasher.hash_values(ids).tolist() == expected
-
-
-def test_small_affine_matches_python_integers():
-    p = 2**61 - 1
-    hasher = MinHasher(num_perm=8, seed=9, scheme="small-affine")
-    ids = hash_shingles(["one", "two", "three"])
-    a, b = hasher._params.a.tolist(), hasher._params.b.tolist()
-    assert all(1 <= x < 2**35 for x in a) and all(0 <= x < 2**35 for x in b)
-    expected = [[(ai * (int(x) & 0xFFFFFFFF) + bi) % p for ai, bi in zip(a, b)] for x in ids]
-    assert hasher.hash_values(ids).tolist() == expected
+@pytest.mark.parametrize("scheme", sorted(PYTHON_REFERENCE))
+def test_hash_values_match_python_integers(scheme):
+    allowed, reference = PYTHON_REFERENCE[scheme]
+    hasher = MinHasher(num_perm=8, seed=9, scheme=scheme)
+    ids = [int(x) for x in hash_shingles(["one", "two", "three"])]
+    params = list(zip(hasher._params.a.tolist(), hasher._params.b.tolist()))
+    assert all(allowed(a, b) for a, b in params)
+    expected = [[reference(a, b, x) for a, b in params] for x in ids]
+    assert hasher.hash_values(np.array(ids, dtype=np.uint64)).tolist() == expected
 
 
 def test_mulmod61_edge_values():
