@@ -15,6 +15,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.integrate import quad
 
+from .hashing import splitmix64
+
 __all__ = [
     "s_curve",
     "approx_threshold",
@@ -206,23 +208,45 @@ def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.nd
     """
     sigs = _check_signature_matrix(signatures, bands, rows)
     n = sigs.shape[0]
-    found = []
-    for band in range(bands):
-        block = np.ascontiguousarray(sigs[:, band * rows : (band + 1) * rows])
-        keys = block.view(np.dtype((np.void, block.dtype.itemsize * rows))).ravel()
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-        sizes = np.diff(np.r_[starts, n])
-        twos = starts[sizes == 2]  # the common case, done without a Python loop
-        found.append(np.sort(np.stack([order[twos], order[twos + 1]], axis=1), axis=1))
-        for start, size in zip(starts[sizes > 2], sizes[sizes > 2]):
-            members = np.sort(order[start : start + size])
-            i, j = np.triu_indices(size, k=1)
-            found.append(np.stack([members[i], members[j]], axis=1))
-    if not found:
-        return np.empty((0, 2), dtype=np.int64)
-    return np.unique(np.concatenate(found).astype(np.int64), axis=0)
+    bands_slices = (sigs[:, band * rows : (band + 1) * rows] for band in range(bands))
+    codes = np.unique(np.concatenate([_pairs_in_groups(_band_groups(block)) for block in bands_slices]))
+    width = max(n, 1)
+    return np.stack([codes // width, codes % width], axis=1).astype(np.int64)
+
+
+def _band_groups(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort rows of one band so equal rows are adjacent; return (order, group starts).
+
+    Rows are sorted by a 64-bit hash of their values, then adjacent rows are
+    compared value by value, so a group holds only truly equal rows.
+    """
+    key = np.zeros(block.shape[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in block.T:
+            key *= np.uint64(0x9E3779B97F4A7C15)
+            key += column
+    key = splitmix64(key)
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    same_as_previous = sorted_key[1:] == sorted_key[:-1]
+    maybe = np.flatnonzero(same_as_previous)  # few: confirm these value by value
+    same_as_previous[maybe] = (block[order[maybe + 1]] == block[order[maybe]]).all(axis=1)
+    starts = np.flatnonzero(np.r_[True, ~same_as_previous])
+    return order, starts
+
+
+def _pairs_in_groups(groups: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Every pair within every group, encoded as ``i * n + j`` with ``i < j``."""
+    order, starts = groups
+    n = len(order)
+    sizes = np.diff(np.r_[starts, n])
+    size_of = np.repeat(sizes, sizes)  # for each sorted position, its group's size
+    offset = np.arange(n) - np.repeat(starts, sizes)  # position within the group
+    partners = size_of - 1 - offset  # later members of the same group
+    left = np.repeat(np.arange(n), partners)
+    step = np.arange(len(left)) - np.repeat(np.cumsum(partners) - partners, partners)
+    a, b = order[left], order[left + 1 + step]
+    return np.minimum(a, b).astype(np.int64) * n + np.maximum(a, b)
 
 
 def candidate_pairs(signatures: np.ndarray, bands: int, rows: int) -> set[tuple[int, int]]:
