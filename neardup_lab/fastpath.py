@@ -11,6 +11,7 @@ collision); the ids themselves differ from ``hash_shingles(word_shingles(...))``
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from .hashing import hash_shingles, splitmix64
 from .text import _require_k, _require_text, _tokens
 
-__all__ = ["tokenize_batch", "ngram_ids", "shingle_ids", "shingle_id_batch"]
+__all__ = ["tokenize_batch", "hash_token_lists", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
 # Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
 _POLY = np.uint64(0x9E3779B97F4A7C15)
@@ -34,15 +35,28 @@ def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     >>> counts.tolist(), bool(hashes[1] == hashes[2] == hashes[3])
     ([2, 0, 2], True)
     """
-    codes: dict[str, int] = {}
-    flat: list[int] = []
-    counts = np.zeros(len(docs), dtype=np.int64)
-    for i, doc in enumerate(docs):
-        tokens = _tokens(_require_text(doc, f"document {i}"))
-        counts[i] = len(tokens)
-        flat.extend([codes.setdefault(t, len(codes)) for t in tokens])
-    vocabulary_hashes = hash_shingles(codes)  # dicts iterate in insertion order = code order
-    return vocabulary_hashes[np.asarray(flat, dtype=np.int64)], counts
+    return hash_token_lists([_tokens(_require_text(doc, f"document {i}")) for i, doc in enumerate(docs)])
+
+
+def hash_token_lists(token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Stable hashes of already-normalised words, hashing each distinct word once.
+
+    Returns ``(word_hashes, counts)`` like :func:`tokenize_batch`.
+
+    >>> hashes, counts = hash_token_lists([["rain", "again"], ["rain"]])
+    >>> counts.tolist(), bool(hashes[0] == hashes[2])
+    ([2, 1], True)
+    """
+    flat = list(itertools.chain.from_iterable(token_lists))
+    first_seen: dict[str, int] = {}
+    # setdefault keeps the first counter value seen for each word: codes are positions
+    # of first occurrences, so equal words share a code.
+    codes = np.fromiter(map(first_seen.setdefault, flat, itertools.count()), dtype=np.int64, count=len(flat))
+    by_code = np.zeros(len(flat), dtype=np.uint64)
+    positions = np.fromiter(first_seen.values(), dtype=np.int64, count=len(first_seen))
+    by_code[positions] = hash_shingles(first_seen)
+    counts = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    return by_code[codes], counts
 
 
 def ngram_ids(word_hashes: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -8,17 +8,18 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 import xxhash
 from tqdm import tqdm
 
 from .clusters import KEEPER_POLICIES, choose_keepers, clusters_from_pair_array
-from .fastpath import ngram_ids
+from .fastpath import hash_token_lists, ngram_ids
 from .hashing import hash_shingles
 from .lsh import _check_banding, candidate_pair_array, optimal_params
 from .minhash import MinHasher, _check_bits, bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from .text import _tokens, char_shingles, normalize
+from .text import _separator_table, _tokens, char_shingles, normalize
 
 __all__ = ["DedupResult", "dedup", "exact_groups", "RECALL_WEIGHTS"]
 
@@ -86,11 +87,7 @@ def _prepare(docs: Sequence[str], k: int, shingle: str, hasher_params: dict) -> 
     tokens = [_tokens(d) for d in docs]
     keys = [_exact_key(" ".join(t)) for t in tokens]
     if shingle == "word":
-        vocabulary: dict[str, int] = {}
-        codes = [vocabulary.setdefault(w, len(vocabulary)) for t in tokens for w in t]
-        word_hashes = hash_shingles(vocabulary)[np.asarray(codes, dtype=np.int64)]
-        counts = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-        ids, id_counts = ngram_ids(word_hashes, counts, k)
+        ids, id_counts = ngram_ids(*hash_token_lists(tokens), k)
     else:
         per_doc = [hash_shingles(char_shingles(" ".join(t), k)) for t in tokens]
         id_counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
@@ -104,15 +101,16 @@ def _prepare_all(
     chunks = [docs[i : i + _CHUNK] for i in range(0, len(docs), _CHUNK)]
     bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
     parts: list[_Prepared] = []
+    _separator_table()  # build the Unicode table once here, so forked workers inherit it
     if n_jobs == 1 or len(chunks) <= 1:
         for chunk in chunks:
             parts.append(_prepare(chunk, k, shingle, hasher.params))
             bar.update(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-            futures = [pool.submit(_prepare, chunk, k, shingle, hasher.params) for chunk in chunks]
-            for chunk, future in zip(chunks, futures):
-                parts.append(future.result())
+            results = pool.map(_prepare, chunks, repeat(k), repeat(shingle), repeat(hasher.params))
+            for chunk, part in zip(chunks, results):
+                parts.append(part)
                 bar.update(len(chunk))
     bar.close()
     if not parts:
@@ -140,7 +138,8 @@ def _exact_jaccard(pairs: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np
     out = np.empty(len(pairs))
     for n, (a, b) in enumerate(pairs.tolist()):
         sa, sb = shingles_of(a), shingles_of(b)
-        inter = len(np.intersect1d(sa, sb, assume_unique=True))
+        found = np.searchsorted(sa, sb)  # both sorted and distinct
+        inter = int(np.count_nonzero(sa[np.minimum(found, len(sa) - 1)] == sb)) if len(sa) else 0
         union = len(sa) + len(sb) - inter
         out[n] = inter / union if union else 1.0
     return out
