@@ -75,7 +75,7 @@ def _probe_table(num_perm: int, seed: int, probes: int) -> np.ndarray:
 def densify(signatures: np.ndarray, seed: int) -> np.ndarray:
     """Fill the empty bins of one-permutation signatures (optimal densification).
 
-    Empty bin ``i`` looks at bins ``table[1, i]``, ``table[2, i]``, ... (the
+    Empty bin ``i`` looks at bins ``table[0, i]``, ``table[1, i]``, ... (the
     same sequence for every document) and copies the first non-empty one.
 
     >>> sigs = np.array([[7, EMPTY, EMPTY, 3]], dtype=np.uint32)

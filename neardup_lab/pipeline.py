@@ -228,8 +228,11 @@ def dedup(
     elif bands is None or rows is None:
         raise ValueError("give both bands and rows, or neither to use optimal_params")
     bands, rows = _check_banding(bands, rows, num_perm)
-    if bbits is not None:
-        _check_bits(bbits)
+    if bbits is not None and _check_bits(bbits) < 8:
+        raise ValueError(
+            f"bbits={bbits} is too few for banding: with {rows} rows a band of unrelated documents "
+            f"matches by chance with probability 2**-{bbits * rows}; use bbits >= 8"
+        )
     show = sys.stderr.isatty() if progress is None else progress
     # Signing runs first (it also computes the exact-copy keys) but is reported after the
     # exact pass, in the order the stages are taught.

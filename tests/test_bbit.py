@@ -66,3 +66,8 @@ def test_bbit_signatures_band_and_dedup():
         assert len({origin[i] for i in cluster}) == 1
     estimate = dedup(docs, threshold=0.8, bbits=8, verify="estimate")
     assert estimate.params["bbits"] == 8 and len(estimate.pairs) > 0
+
+
+def test_dedup_refuses_too_few_bits_for_banding():
+    with pytest.raises(ValueError, match="bbits=2 is too few"):
+        dedup(["a b c d e f", "a b c d e g"], bbits=2)
