@@ -7,6 +7,7 @@ text -> shingles -> hashes -> signatures -> candidate pairs -> verified pairs ->
 0.6
 """
 
+from .chunking import best_chunk_similarity, chunk_spans, chunk_words, containment_estimate
 from .clusters import (
     KEEPER_POLICIES,
     UnionFind,
@@ -15,6 +16,7 @@ from .clusters import (
     clusters_from_pairs,
 )
 from .corpus import EDIT_KINDS, Corpus, apply_edit, make_article, make_corpus, replace_words
+from .docfreq import document_frequencies, drop_frequent, frequent_shingles
 from .evaluate import (
     brute_force_pairs,
     pairs_from_clusters,
@@ -36,11 +38,17 @@ from .minhash import (
 )
 from .pipeline import DedupResult, dedup, exact_groups
 from .simhash import hamming, simhash
+from .simhash_index import BLOCK_SCHEMES, BlockIndex, QueryStats, hamming_brute_force, hamming_distances
 from .text import char_shingles, containment, jaccard, normalize, word_shingles, words
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BLOCK_SCHEMES",
+    "BlockIndex",
+    "QueryStats",
+    "hamming_brute_force",
+    "hamming_distances",
     "EDIT_KINDS",
     "KEEPER_POLICIES",
     "SCHEMES",
@@ -85,4 +93,11 @@ __all__ = [
     "stable_hash",
     "word_shingles",
     "words",
+    "best_chunk_similarity",
+    "chunk_spans",
+    "chunk_words",
+    "containment_estimate",
+    "document_frequencies",
+    "drop_frequent",
+    "frequent_shingles",
 ]

@@ -1,9 +1,7 @@
-"""Property-based tests (hypothesis). Under CI=true the runs are derandomised."""
-
-import os
+"""Property-based tests (hypothesis). Under CI=true the runs are derandomised (see conftest.py)."""
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from neardup_lab import (
@@ -16,12 +14,6 @@ from neardup_lab import (
     normalize,
     word_shingles,
 )
-
-settings.register_profile(
-    "ci", derandomize=True, max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("dev", max_examples=100, deadline=None)
-settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 
 shingle_sets = st.sets(st.text(min_size=0, max_size=12), max_size=40)
 HASHER = MinHasher(num_perm=32, seed=3)
