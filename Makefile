@@ -34,5 +34,8 @@ build-book: $(STAMP)
 browser: $(STAMP) build-book
 	$(BIN)/python -m pytest -q -m browser tests
 
+labs: $(STAMP)
+	$(BIN)/python tools/make_labs.py
+
 clean:
 	rm -rf _build .jupyter_cache

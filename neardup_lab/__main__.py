@@ -1,0 +1,8 @@
+"""``python -m neardup_lab``: the same as the ``neardup-lab`` command."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

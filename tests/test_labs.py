@@ -1,0 +1,260 @@
+"""The classroom labs: student notebooks are generated, run as handed out, and explain what is missing.
+
+The solution notebooks themselves are re-executed and compared by nbval
+(``make notebooks``); here we check what nbval cannot:
+
+- every committed student notebook is exactly what ``tools/make_labs.py`` makes
+  from its solution, and holds no solution;
+- a student notebook, copied alone into an empty folder and run top to bottom as
+  handed out, finishes without an error and ends with every check failing with
+  its explanation, and the summary "0 of M checks pass";
+- the stored outputs of each solution notebook show every check passing;
+- the grading script scores a handed-out notebook 0 and a solution full marks;
+- the teachers' README lists every lab.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from neardup_lab import checks
+
+ROOT = Path(__file__).resolve().parents[1]
+LABS = ROOT / "labs"
+SOLUTIONS = LABS / "solutions"
+SOLUTION_PATHS = sorted(SOLUTIONS.glob("*.ipynb"))
+STUDENT_PATHS = sorted(LABS.glob("*.ipynb"))
+TIMEOUT = 300  # seconds per cell
+
+
+def _load_tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_labs = _load_tool("make_labs")
+
+
+def _lab_id(path: Path) -> str:
+    return nbformat.read(path, as_version=4).metadata["neardup_lab"]["lab"]
+
+
+def _text_outputs(nb: nbformat.NotebookNode) -> str:
+    parts = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                parts.append(output.text)
+            elif output.output_type in ("execute_result", "display_data"):
+                parts.append(output.get("data", {}).get("text/plain", ""))
+            elif output.output_type == "error":
+                parts.append(f"{output.ename}: {output.evalue}")
+    return "\n".join(parts)
+
+
+def test_there_are_five_labs_with_solutions():
+    assert len(SOLUTION_PATHS) >= 5
+    assert [p.name for p in STUDENT_PATHS] == [p.name for p in SOLUTION_PATHS]
+    assert sorted(_lab_id(p) for p in SOLUTION_PATHS) == sorted(checks.LABS)
+
+
+def test_committed_student_notebooks_equal_generated(tmp_path):
+    written = make_labs.generate(SOLUTIONS, tmp_path)
+    assert [p.name for p in written] == [p.name for p in STUDENT_PATHS]
+    for path in written:
+        committed = (LABS / path.name).read_bytes()
+        assert committed == path.read_bytes(), f"labs/{path.name} is out of date: run `make labs`"
+    assert make_labs.stale() == []
+
+
+@pytest.mark.parametrize("path", STUDENT_PATHS, ids=lambda p: p.stem)
+def test_student_notebook_holds_no_solution(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata.kernelspec.name == "python3"
+    titles = [
+        line
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith("# ")
+    ]
+    assert len(titles) == 1 and nb.cells[0].source.startswith("# "), "one H1 title, in the first cell"
+    for cell in nb.cells:
+        assert "solution-only" not in cell.metadata.get("tags", [])
+        assert "BEGIN SOLUTION" not in cell.source and "END SOLUTION" not in cell.source
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    stubs = sum(cell.source.count("NotImplementedError(") for cell in nb.cells if cell.cell_type == "code")
+    assert stubs >= len(checks.LABS[_lab_id(path)]) - 1  # a value exercise has `...` instead
+
+
+@pytest.mark.parametrize("path", SOLUTION_PATHS, ids=lambda p: p.stem)
+def test_solution_outputs_show_every_check_passing(path):
+    nb = nbformat.read(path, as_version=4)
+    text = _text_outputs(nb)
+    lab = _lab_id(path)
+    total = len(checks.LABS[lab])
+    for name in checks.LABS[lab]:
+        assert re.search(rf"^PASS {name}: all \d+ cases pass$", text, re.M), f"{name} does not pass"
+    assert "FAIL" not in text
+    assert f"{lab}: {total} of {total} checks pass" in text
+    assert not any(o.output_type == "error" for c in nb.cells for o in c.get("outputs", []))
+    assert not any(
+        o.output_type == "stream" and o.name == "stderr" for c in nb.cells for o in c.get("outputs", [])
+    )
+
+
+def _execute_alone(path: Path, folder: Path) -> nbformat.NotebookNode:
+    """Run a notebook copied alone into an empty folder, as a student who downloaded it would."""
+    copy = folder / path.name
+    shutil.copy(path, copy)
+    nb = nbformat.read(copy, as_version=4)
+    NotebookClient(
+        nb, timeout=TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    ).execute()
+    return nb
+
+
+@pytest.mark.parametrize("path", STUDENT_PATHS, ids=lambda p: p.stem)
+def test_student_notebook_runs_and_every_check_explains_its_failure(path, tmp_path):
+    nb = _execute_alone(path, tmp_path)  # raises CellExecutionError if any cell fails
+    text = _text_outputs(nb)
+    lab = _lab_id(path)
+    for name, answer in checks.LABS[lab].items():
+        line = re.search(rf"^FAIL {name}: (.*)$", text, re.M)
+        assert line, f"{name} reports no failure"
+        assert re.match(r"not (implemented|answered) yet", line.group(1)), line.group(0)
+        assert answer in line.group(1) or "used by" in line.group(1), line.group(0)
+    assert "hint:" in text
+    assert f"{lab}: 0 of {len(checks.LABS[lab])} checks pass" in text
+    assert "Traceback" not in text
+
+
+def test_grading_script_scores_handed_out_and_solved_notebooks(tmp_path):
+    student = LABS / "lab01_shingles_jaccard.ipynb"
+    solution = SOLUTIONS / "lab01_shingles_jaccard.ipynb"
+    (tmp_path / "alice").mkdir()
+    shutil.copy(solution, tmp_path / "alice" / "lab01.ipynb")
+    shutil.copy(student, tmp_path / "bob-lab1.ipynb")
+    report = tmp_path / "grades.csv"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(LABS / "grade.py"),
+            "--csv",
+            str(report),
+            str(tmp_path / "alice" / "lab01.ipynb"),
+            str(tmp_path / "bob-lab1.ipynb"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    with report.open(encoding="utf-8", newline="") as grades:
+        rows = list(csv.reader(grades))
+    assert rows[0] == ["notebook", "lab", "passed", "total", "failing", "error"]
+    by_name = {Path(row[0]).name: row for row in rows[1:]}
+    assert by_name["lab01.ipynb"][1:4] == ["lab01", "4", "4"], by_name
+    assert by_name["bob-lab1.ipynb"][1:4] == ["lab01", "0", "4"]
+    assert "check_jaccard" in by_name["bob-lab1.ipynb"][4]
+    assert "bob-lab1.ipynb" in done.stdout and "0 of 4" in done.stdout
+
+
+def test_readme_lists_every_lab_and_both_commands():
+    readme = (LABS / "README.md").read_text(encoding="utf-8")
+    for path in STUDENT_PATHS:
+        assert path.name in readme, f"labs/README.md does not mention {path.name}"
+    assert "make book" in readme and "make labs" in readme and "grade.py" in readme
+
+
+def test_student_notebooks_need_nothing_from_the_repository():
+    for path in STUDENT_PATHS:
+        source = json.dumps([c.source for c in nbformat.read(path, as_version=4).cells])
+        for forbidden in ("labs/", "solutions/", "../", "sys.path", "tools/", "open("):
+            assert forbidden not in source, f"{path.name} refers to {forbidden!r}"
+
+
+def test_generator_replaces_marked_blocks_keeping_indentation():
+    source = "\n".join(
+        [
+            "class Index:",
+            "    def add(self, key):",
+            '        """Doc."""',
+            "        # BEGIN SOLUTION",
+            "        self.keys.append(key)",
+            "        # END SOLUTION",
+            "",
+            "def f(x):",
+            "    # BEGIN SOLUTION",
+            "    return x",
+            "    # END SOLUTION",
+            "",
+            "# BEGIN SOLUTION value",
+            "answer = (20, 5)",
+            "low: int = 3",
+            "# END SOLUTION",
+            "print(answer)",
+        ]
+    )
+    stripped, count = make_labs.strip_solutions(source)
+    assert count == 3
+    assert stripped.splitlines() == [
+        "class Index:",
+        "    def add(self, key):",
+        '        """Doc."""',
+        '        raise NotImplementedError("Index.add: write your code here")',
+        "",
+        "def f(x):",
+        '    raise NotImplementedError("f: write your code here")',
+        "",
+        "answer = ...  # your answer",
+        "low = ...  # your answer",
+        "print(answer)",
+    ]
+
+
+@pytest.mark.parametrize(
+    "source, problem",
+    [
+        ("# BEGIN SOLUTION\nx = 1", "without END SOLUTION"),
+        ("x = 1\n# END SOLUTION", "without BEGIN SOLUTION"),
+        ("# BEGIN SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION", "without END SOLUTION"),
+        ("# BEGIN SOLUTION value\nprint(1)\n# END SOLUTION", "only hold assignments"),
+    ],
+)
+def test_generator_rejects_broken_markers(source, problem):
+    with pytest.raises(make_labs.MarkerError, match=problem):
+        make_labs.strip_solutions(source)
+
+
+def test_generator_drops_solution_only_cells_and_outputs():
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_markdown_cell("**Answer.** 42")
+    answer.metadata["tags"] = ["solution-only"]
+    cell = nbformat.v4.new_code_cell("def f():\n    # BEGIN SOLUTION\n    return 1\n    # END SOLUTION\nf()")
+    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1)]
+    cell.execution_count = 1
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title"), cell, answer]
+    nb.metadata["language_info"] = {"name": "python", "version": "3.11.7"}
+    student = make_labs.student_notebook(nb)
+    assert [c.cell_type for c in student.cells] == ["markdown", "code"]
+    assert student.cells[1].outputs == [] and student.cells[1].execution_count is None
+    assert student.metadata["language_info"] == {"name": "python"}
+    assert nb.cells[1].outputs and len(nb.cells) == 3  # the solution is not changed
+    nb.cells = [nb.cells[0]]
+    with pytest.raises(make_labs.MarkerError, match="nothing for the student"):
+        make_labs.student_notebook(nb)

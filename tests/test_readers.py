@@ -1,0 +1,286 @@
+"""Input readers: every record becomes a document or a problem with its file and line."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from neardup_lab.readers import (
+    DEFAULT_MAX_BYTES,
+    Document,
+    InputError,
+    Problem,
+    detect_format,
+    iter_records,
+    read_inputs,
+)
+
+
+def write(path, data: str | bytes) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.write_bytes(data)
+    return str(path)
+
+
+def problems_by_where(report) -> dict[str, str]:
+    return {p.where: p.reason for p in report.problems}
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# ----- folders of .txt -----------------------------------------------------------------
+
+
+def test_txt_folder_ids_are_relative_sorted_and_recursive(cwd):
+    write(cwd / "news" / "b.txt", "second")
+    write(cwd / "news" / "a.txt", "first")
+    write(cwd / "news" / "sub" / "c.TXT", "third")
+    write(cwd / "news" / "readme.md", "not a document")
+    report = read_inputs(["./news/"])
+    assert [d.id for d in report.documents] == ["news/a.txt", "news/b.txt", "news/sub/c.TXT"]
+    assert [d.text for d in report.documents] == ["first", "second", "third"]
+    assert report.other_files == 1 and report.problems == []
+    assert all(d.line is None for d in report.documents)
+
+
+def test_txt_utf8_bom_is_dropped_and_empty_file_is_a_document(cwd):
+    write(cwd / "d" / "bom.txt", b"\xef\xbb\xbfheavy rain")
+    write(cwd / "d" / "empty.txt", b"")
+    write(cwd / "d" / "punct.txt", "  !!! ... ")
+    report = read_inputs(["d"])
+    texts = {d.id: d.text for d in report.documents}
+    assert texts == {"d/bom.txt": "heavy rain", "d/empty.txt": "", "d/punct.txt": "  !!! ... "}
+    assert report.problems == []
+
+
+def test_binary_and_utf16_files_are_skipped_with_reason(cwd):
+    write(cwd / "d" / "image.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    write(cwd / "d" / "wide.txt", "heavy rain".encode("utf-16"))
+    write(cwd / "d" / "ok.txt", "fine")
+    report = read_inputs(["d"])
+    assert problems_by_where(report) == {"d/image.txt": "binary", "d/wide.txt": "undecodable"}
+    wide = next(p for p in report.problems if p.where == "d/wide.txt")
+    assert "UTF-16" in wide.message and "convert" in wide.message
+    assert [d.id for d in report.documents] == ["d/ok.txt"]
+
+
+def test_undecodable_txt_names_the_line(cwd):
+    write(cwd / "d" / "latin.txt", "line one\nline two\ncaf\xe9 au lait\n".encode("latin-1"))
+    report = read_inputs(["d"])
+    (problem,) = report.problems
+    assert (problem.where, problem.reason) == ("d/latin.txt:3", "undecodable")
+    assert "0xe9" in problem.message and "--encoding" in problem.message
+    # The same file reads fine when the encoding is named.
+    assert read_inputs(["d"], encoding="latin-1").documents[0].text.endswith("café au lait\n")
+
+
+def test_broken_symlink_is_unreadable_not_fatal(cwd):
+    write(cwd / "d" / "ok.txt", "fine")
+    os.symlink(cwd / "nowhere.txt", cwd / "d" / "gone.txt")
+    report = read_inputs(["d"])
+    assert problems_by_where(report) == {"d/gone.txt": "unreadable"}
+    assert len(report.documents) == 1
+
+
+def test_size_limit_boundary_and_off_switch(cwd):
+    write(cwd / "d" / "at.txt", "x" * 100)
+    write(cwd / "d" / "over.txt", "x" * 101)
+    report = read_inputs(["d"], max_bytes=100)
+    assert [d.id for d in report.documents] == ["d/at.txt"]
+    (problem,) = report.problems
+    assert (problem.where, problem.reason) == ("d/over.txt", "too-large")
+    assert "101 bytes" in problem.message and "--max-bytes" in problem.message
+    assert len(read_inputs(["d"], max_bytes=0).documents) == 2
+    assert DEFAULT_MAX_BYTES == 10_000_000
+
+
+def test_single_txt_file_is_one_document(cwd):
+    write(cwd / "note.txt", "one note")
+    assert read_inputs(["note.txt"]).documents == [Document("note.txt", "one note", "note.txt")]
+
+
+# ----- JSONL ---------------------------------------------------------------------------
+
+
+def test_jsonl_every_nonblank_line_is_a_document_or_a_problem(cwd):
+    lines = [
+        json.dumps({"text": "heavy rain", "id": 7}),  # 1 document
+        "",  # 2 blank
+        json.dumps({"body": "wrong field"}),  # 3 missing-field
+        json.dumps({"text": None}),  # 4 not-text
+        json.dumps({"text": 42}),  # 5 not-text
+        '{"text": "unterminated',  # 6 bad-json
+        json.dumps(["text", "x"]),  # 7 bad-json (not an object)
+        json.dumps({"text": ""}),  # 8 document (empty)
+        "   ",  # 9 blank
+        json.dumps({"text": "naïve café ✓"}),  # 10 document
+    ]
+    write(cwd / "a.jsonl", "\r\n".join(lines) + "\r\n")
+    write(cwd / "a.jsonl", (cwd / "a.jsonl").read_bytes() + b'{"text": "\xff"}\n')  # 11 undecodable
+    report = read_inputs(["a.jsonl"])
+    assert [(d.id, d.text) for d in report.documents] == [
+        ("a.jsonl:1", "heavy rain"),
+        ("a.jsonl:8", ""),
+        ("a.jsonl:10", "naïve café ✓"),
+    ]
+    assert problems_by_where(report) == {
+        "a.jsonl:3": "missing-field",
+        "a.jsonl:4": "not-text",
+        "a.jsonl:5": "not-text",
+        "a.jsonl:6": "bad-json",
+        "a.jsonl:7": "bad-json",
+        "a.jsonl:11": "undecodable",
+    }
+    assert report.blank_lines == 2
+    assert len(report.documents) + len(report.problems) + report.blank_lines == 11
+    missing = next(p for p in report.problems if p.reason == "missing-field")
+    assert "'text'" in missing.message and "body" in missing.message and "--field" in missing.message
+
+
+def test_jsonl_field_option_and_bom(cwd):
+    write(cwd / "b.jsonl", b"\xef\xbb\xbf" + json.dumps({"body": "x"}).encode() + b"\n")
+    assert read_inputs(["b.jsonl"], field="body").documents[0].text == "x"
+
+
+def test_jsonl_size_limit_is_per_record(cwd):
+    write(cwd / "c.jsonl", json.dumps({"text": "é" * 60}) + "\n" + json.dumps({"text": "é" * 40}) + "\n")
+    report = read_inputs(["c.jsonl"], max_bytes=100)  # é is 2 bytes in UTF-8
+    assert [d.id for d in report.documents] == ["c.jsonl:2"]
+    assert problems_by_where(report) == {"c.jsonl:1": "too-large"}
+    assert "120 bytes" in report.problems[0].message
+
+
+def test_binary_jsonl_is_one_problem(cwd):
+    write(cwd / "z.jsonl", b"PK\x03\x04\x00\x00garbage\n" * 10)
+    report = read_inputs(["z.jsonl"])
+    assert [(p.where, p.reason) for p in report.problems] == [("z.jsonl", "binary")]
+
+
+# ----- CSV -----------------------------------------------------------------------------
+
+
+def test_csv_ids_are_start_lines_and_bad_rows_are_reported(cwd):
+    data = (
+        "id,text,lang\n"  # 1 header
+        '1,"heavy rain, again",en\n'  # 2
+        '2,"a record\nover two lines",en\n'  # 3-4
+        "\n"  # 5 blank
+        "3,short\n"  # 6 bad-csv: 2 fields
+        "4\n"  # 7 missing-column
+        "5,too,many,fields\n"  # 8 bad-csv
+        "6,,en\n"  # 9 empty document
+    )
+    write(cwd / "p.csv", data.encode() + b"7,caf\xe9,fr\n")  # 10 undecodable
+    report = read_inputs(["p.csv"])
+    assert [(d.id, d.text) for d in report.documents] == [
+        ("p.csv:2", "heavy rain, again"),
+        ("p.csv:3", "a record\nover two lines"),
+        ("p.csv:9", ""),
+    ]
+    assert problems_by_where(report) == {
+        "p.csv:6": "bad-csv",
+        "p.csv:7": "missing-column",
+        "p.csv:8": "bad-csv",
+        "p.csv:10": "undecodable",
+    }
+    assert report.blank_lines == 1
+
+
+def test_csv_without_the_column_is_one_problem_on_the_header_line(cwd):
+    write(cwd / "q.csv", "id,body\n1,x\n2,y\n")
+    report = read_inputs(["q.csv"], column="text")
+    (problem,) = report.problems
+    assert (problem.where, problem.reason) == ("q.csv:1", "missing-column")
+    assert "body" in problem.message and "--column" in problem.message and "no row" in problem.message
+    assert read_inputs(["q.csv"], column="body").documents[1].id == "q.csv:3"
+
+
+def test_tsv_and_custom_delimiter(cwd):
+    write(cwd / "t.tsv", "text\tid\nheavy, rain\t1\n")
+    assert read_inputs(["t.tsv"]).documents[0].text == "heavy, rain"
+    write(cwd / "s.csv", "text;id\nheavy, rain;1\n")
+    assert read_inputs(["s.csv"], delimiter=";").documents[0].text == "heavy, rain"
+
+
+def test_csv_large_field_is_refused_not_a_csv_error(cwd):
+    big = "w " * 100_000  # 200 000 bytes: above csv's own default field limit
+    write(cwd / "big.csv", f"text\n{big}\nsmall\n")
+    report = read_inputs(["big.csv"], max_bytes=1000)
+    assert problems_by_where(report) == {"big.csv:2": "too-large"}
+    assert [d.text for d in report.documents] == ["small"]
+    assert read_inputs(["big.csv"], max_bytes=0).documents[0].text == big
+
+
+def test_empty_files_hold_no_records(cwd):
+    write(cwd / "e.csv", b"")
+    write(cwd / "e.jsonl", b"")
+    report = read_inputs(["e.csv", "e.jsonl"])
+    assert report.documents == [] and report.problems == []
+
+
+# ----- whole-run errors ----------------------------------------------------------------
+
+
+def test_detect_format():
+    assert detect_format("a.NDJSON") == "jsonl"
+    assert detect_format("a.tsv") == "csv"
+    with pytest.raises(InputError, match="--format"):
+        detect_format("a.json")
+    with pytest.raises(InputError, match="unknown format"):
+        detect_format("a.csv", "xml")
+
+
+def test_fatal_input_errors_raise_before_reading(cwd):
+    write(cwd / "a.txt", "x")
+    with pytest.raises(InputError, match="no such file or folder: missing.jsonl"):
+        read_inputs(["a.txt", "missing.jsonl"])
+    with pytest.raises(InputError, match="given twice"):
+        read_inputs(["a.txt", "./a.txt"])
+    with pytest.raises(InputError, match="no inputs"):
+        read_inputs([])
+    with pytest.raises(InputError, match="list of paths"):
+        read_inputs("a.txt")
+    with pytest.raises(InputError, match="ASCII-compatible"):
+        read_inputs(["a.txt"], encoding="utf-16")
+    with pytest.raises(InputError, match="unknown encoding"):
+        read_inputs(["a.txt"], encoding="no-such-codec")
+
+
+def test_folder_and_a_file_inside_it_would_clash(cwd):
+    write(cwd / "d" / "a.txt", "x")
+    with pytest.raises(InputError, match="same id|the id d/a.txt"):
+        read_inputs(["d", "d/a.txt"])
+
+
+def test_iter_records_and_problem_helpers(cwd):
+    write(cwd / "a.jsonl", '{"text": "x"}\n{"nope": 1}\n')
+    items = list(iter_records("a.jsonl"))
+    assert isinstance(items[0], Document) and isinstance(items[1], Problem)
+    assert str(items[1]).startswith("a.jsonl:2: missing JSON field: no field 'text'")
+    assert items[1].to_dict() == {
+        "source": "a.jsonl",
+        "line": 2,
+        "reason": "missing-field",
+        "message": items[1].message,
+    }
+
+
+def test_progress_wrapper_sees_every_record(cwd):
+    write(cwd / "a.jsonl", '{"text": "x"}\n\n{"nope": 1}\n')
+    seen = []
+
+    def progress(items):
+        for item in items:
+            seen.append(item)
+            yield item
+
+    report = read_inputs(["a.jsonl"], progress=progress)
+    assert len(seen) == 3 and len(report.documents) == 1 and report.blank_lines == 1

@@ -1,0 +1,466 @@
+"""The saved index: query-before-insert, exact verification, safe and atomic persistence."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup_lab import (
+    MinHasher,
+    dedup,
+    exact_groups,
+    jaccard,
+    make_article,
+    make_corpus,
+    optimal_params,
+    replace_words,
+    word_shingles,
+)
+from neardup_lab.fastpath import shingle_id_batch
+from neardup_lab.pipeline import RECALL_WEIGHTS
+from neardup_lab.store import (
+    FORMAT_VERSION,
+    CorruptIndexError,
+    IndexBusyError,
+    IndexExistsError,
+    IndexSettings,
+    IndexVersionError,
+    SavedIndex,
+    SettingsMismatchError,
+    StoreError,
+    atomic_writer,
+)
+
+SMALL = IndexSettings(threshold=0.8, num_perm=64)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes: 'nothing changed on disk' is equality of two of these."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def articles(n: int, words: int = 120) -> list[str]:
+    return [make_article(seed=100 + i, n_words=words) for i in range(n)]
+
+
+@pytest.fixture
+def saved(tmp_path) -> Path:
+    """An index of four articles saved at tmp_path/idx."""
+    index = SavedIndex(SMALL)
+    index.add([f"old-{i}" for i in range(4)], articles(4))
+    path = tmp_path / "idx"
+    index.save(path)
+    return path
+
+
+def rewrite_meta(path: Path, change) -> None:
+    meta = json.loads((path / "index.json").read_text())
+    change(meta)
+    (path / "index.json").write_text(json.dumps(meta))
+
+
+def replace_data(path: Path, arrays: dict, fix_checksum: bool = True) -> None:
+    """Swap the data file for one holding ``arrays``, and (as an attacker would) fix the checksum."""
+    meta = json.loads((path / "index.json").read_text())
+    data = path / meta["data_file"]
+    with open(data, "wb") as f:
+        np.savez(f, **arrays)
+    if fix_checksum:
+        meta["data_sha256"] = hashlib.sha256(data.read_bytes()).hexdigest()
+        (path / "index.json").write_text(json.dumps(meta))
+
+
+def current_arrays(path: Path) -> dict[str, np.ndarray]:
+    meta = json.loads((path / "index.json").read_text())
+    with np.load(path / meta["data_file"], allow_pickle=False) as npz:
+        return {name: npz[name] for name in npz.files}
+
+
+# ----- settings --------------------------------------------------------------------------
+
+
+def test_settings_default_banding_and_validation():
+    assert (IndexSettings().bands, IndexSettings().rows) == optimal_params(0.8, 128, *RECALL_WEIGHTS)
+    top = IndexSettings(threshold=1.0, num_perm=64)
+    assert (top.bands, top.rows) == optimal_params(0.99, 64, *RECALL_WEIGHTS)
+    # The same banding dedup() chooses, so the index and a dedup run agree.
+    params = dedup(["a text"], threshold=0.7, num_perm=64).params
+    assert (params["bands"], params["rows"]) == (IndexSettings(0.7, 64).bands, IndexSettings(0.7, 64).rows)
+    assert IndexSettings(bands=4, rows=8, num_perm=32).bands == 4
+    for bad in [
+        {"threshold": 0},
+        {"threshold": 1.5},
+        {"num_perm": 0},
+        {"shingle_size": 0},
+        {"shingle_kind": "sentence"},
+        {"scheme": "md5"},
+        {"seed": -1},
+        {"bands": 4},
+        {"bands": 20, "rows": 20},
+    ]:
+        with pytest.raises(ValueError):
+            IndexSettings(**bad)
+
+
+def test_settings_json_round_trip_and_strictness():
+    s = IndexSettings(threshold=0.7, shingle_kind="char", shingle_size=4, seed=9)
+    assert IndexSettings.from_json(json.loads(json.dumps(s.to_json()))) == s
+    with pytest.raises(ValueError, match="unexpected"):
+        IndexSettings.from_json({**s.to_json(), "surprise": 1})
+    data = s.to_json()
+    del data["seed"]
+    with pytest.raises(ValueError, match="missing"):
+        IndexSettings.from_json(data)
+    assert s.differences({"seed": 9, "threshold": 0.7}) == []
+    assert s.differences({"seed": 1}) == ["seed: index has 9, this run asks for 1"]
+
+
+# ----- matching ----------------------------------------------------------------------------
+
+
+def test_query_before_insert_within_a_batch():
+    base = articles(3)
+    near = replace_words(base[0], 2, seed=5)
+    index = SavedIndex(SMALL)
+    found = index.add(["a", "b", "c", "a-copy", "a-near"], [*base, base[0].upper(), near])
+    # An exact copy is represented by the first document with its text: "a-near" is
+    # reported as a duplicate of "a", not again of "a-copy".
+    assert [[m.id for m in ms] for ms in found] == [[], [], [], ["a"], ["a"]]
+    copy_match = found[3][0]
+    assert copy_match.exact and not copy_match.in_index and copy_match.jaccard == 1.0
+    assert not found[4][0].exact and found[4][0].jaccard < 1.0
+    assert len(index) == 5
+
+
+def test_later_batch_is_compared_with_the_index_first():
+    base = articles(3)
+    index = SavedIndex(SMALL)
+    index.add(["a", "b", "c"], base)
+    near_b = replace_words(base[1], 1, seed=1)
+    found = index.add(["d1", "d2", "d3"], [near_b, "unrelated words " * 20, base[2]])
+    assert [(m.id, m.in_index, m.exact) for m in found[0]] == [("b", True, False)]
+    assert found[1] == []
+    assert [(m.id, m.exact) for m in found[2]] == [("c", True)]
+    # Matches are verified exactly: the Jaccard reported is the shingle-set Jaccard.
+    assert found[0][0].jaccard == pytest.approx(jaccard(word_shingles(near_b), word_shingles(base[1])))
+
+
+def test_query_does_not_insert_and_ignores_the_batch():
+    index = SavedIndex(SMALL)
+    index.add(["a"], articles(1))
+    text = articles(1)[0]
+    found = index.query([text, text])
+    assert [[m.id for m in ms] for ms in found] == [["a"], ["a"]]
+    assert len(index) == 1
+
+
+def test_empty_documents_are_exact_copies_of_each_other():
+    index = SavedIndex(SMALL)
+    found = index.add(["e1", "e2", "e3"], ["", "  !? ", "real text here for once"])
+    assert [(m.id, m.exact, m.jaccard) for m in found[1]] == [("e1", True, 1.0)]
+    assert found[2] == []
+
+
+def test_agrees_with_dedup_on_a_corpus_split_into_batches():
+    """Same shingle ids, signatures and banding as dedup(): the same verified near pairs."""
+    docs = make_corpus(150, seed=4).docs
+    index = SavedIndex(IndexSettings(threshold=0.8))
+    half = len(docs) // 2
+    found = index.add([str(i) for i in range(half)], docs[:half])
+    found += index.add([str(i) for i in range(half, len(docs))], docs[half:])
+    offset = [0] * half + [half] * (len(docs) - half)  # batch positions -> corpus positions
+
+    def older(j, m):
+        return m.position if m.in_index else offset[j] + m.position
+
+    ours = {(older(j, m), j) for j, ms in enumerate(found) for m in ms}
+    first = exact_groups(docs)
+    reps = {i for i, f in enumerate(first) if f == i}
+    result = dedup(docs, threshold=0.8)
+    copies = {(f, i) for i, f in enumerate(first) if f != i}
+    near = set(result.pairs) - copies
+    assert near, "the corpus must have near duplicates for this test to mean anything"
+    assert {(a, b) for a, b in ours if b in reps} == near
+    sets = [word_shingles(d) for d in docs]
+    assert all(jaccard(sets[a], sets[b]) >= 0.8 for a, b in ours)
+
+
+def test_signatures_are_those_dedup_uses():
+    docs = articles(5)
+    index = SavedIndex(IndexSettings(num_perm=32, seed=3))
+    index.add(list("abcde"), docs)
+    ids = shingle_id_batch(docs, 5)
+    expected = MinHasher(32, seed=3).signatures(ids)
+    assert np.array_equal(index.signatures, expected)
+    assert not index.signatures.flags.writeable
+
+
+def test_char_shingles_work():
+    index = SavedIndex(IndexSettings(threshold=0.6, shingle_kind="char", shingle_size=3, num_perm=64))
+    found = index.add(["x", "y"], ["東京の天気は晴れです", "東京の天気は晴れでした"])
+    assert [m.id for m in found[1]] == ["x"]
+
+
+def test_bad_ids_leave_the_index_unchanged():
+    index = SavedIndex(SMALL)
+    index.add(["a"], ["first text"])
+    with pytest.raises(ValueError, match="already in the index"):
+        index.add(["b", "a"], ["x", "y"])
+    with pytest.raises(ValueError, match="repeated in this batch"):
+        index.add(["b", "b"], ["x", "y"])
+    with pytest.raises(ValueError, match="one id per text"):
+        index.add(["b"], ["x", "y"])
+    with pytest.raises(ValueError, match="non-empty str"):
+        index.add([""], ["x"])
+    with pytest.raises(TypeError):
+        index.add(["b"], [b"bytes"])
+    assert index.ids == ["a"]
+
+
+# ----- persistence -----------------------------------------------------------------------
+
+
+def test_round_trip_keeps_everything(saved):
+    index = SavedIndex.open(saved)
+    assert index.ids == [f"old-{i}" for i in range(4)]
+    assert index.settings == SMALL
+    fresh = SavedIndex(SMALL)
+    fresh.add(index.ids, articles(4))
+    assert np.array_equal(index.signatures, fresh.signatures)
+    assert [m.id for m in index.query([articles(4)[2]])[0]] == ["old-2"]
+    meta = json.loads((saved / "index.json").read_text())
+    assert meta["format_version"] == FORMAT_VERSION and meta["documents"] == 4
+    assert meta["settings"]["shingle_kind"] == "word" and meta["settings"]["normalization"]
+    arrays = current_arrays(saved)
+    assert arrays["ids"].dtype.kind == "U" and arrays["signatures"].shape == (4, 64)
+    assert all(a.dtype != object for a in arrays.values())
+
+
+def test_update_writes_a_new_generation_and_removes_the_old(saved):
+    index = SavedIndex.open(saved)
+    index.add(["new"], ["some brand new text for the index"])
+    index.save(saved)
+    names = sorted(p.name for p in saved.iterdir())
+    assert names == [".lock", "data-000002.npz", "index.json"]
+    assert SavedIndex.open(saved).ids[-1] == "new"
+
+
+def test_new_index_refuses_an_existing_path(saved):
+    before = snapshot(saved)
+    with pytest.raises(IndexExistsError, match="already exists"):
+        SavedIndex(SMALL).save(saved)
+    assert snapshot(saved) == before
+
+
+def test_opened_index_saves_only_where_it_came_from(saved, tmp_path):
+    with pytest.raises(StoreError, match="only be saved back"):
+        SavedIndex.open(saved).save(tmp_path / "elsewhere")
+
+
+def test_concurrent_change_is_detected_and_nothing_is_written(saved):
+    first, second = SavedIndex.open(saved), SavedIndex.open(saved)
+    first.add(["x"], ["written by the first run"])
+    first.save(saved)
+    after_first = snapshot(saved)
+    second.add(["y"], ["written by the second run"])
+    with pytest.raises(IndexBusyError, match="changed on disk"):
+        second.save(saved)
+    assert snapshot(saved) == after_first
+
+
+def test_lock_held_by_another_run(saved):
+    fcntl = pytest.importorskip("fcntl")
+    index = SavedIndex.open(saved)
+    index.add(["x"], ["text"])
+    before = snapshot(saved)
+    fd = os.open(saved / ".lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(IndexBusyError, match="another run"):
+            index.save(saved)
+    finally:
+        os.close(fd)
+    assert snapshot(saved) == before
+
+
+def test_failed_write_leaves_old_index_and_no_temporary_files(saved, monkeypatch):
+    index = SavedIndex.open(saved)
+    index.add(["x"], ["text"])
+    before = snapshot(saved)
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if str(dst).endswith("index.json"):
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError, match="No space"):
+        index.save(saved)
+    monkeypatch.undo()
+    # The new data file may remain (it is not referenced), but the index is the old one.
+    assert SavedIndex.open(saved).ids == [f"old-{i}" for i in range(4)]
+    assert (saved / "index.json").read_bytes() == before["index.json"]
+    assert not [p for p in saved.iterdir() if p.name.startswith(".tmp-")]
+    # The next successful write cleans the orphan up.
+    again = SavedIndex.open(saved)
+    again.add(["y"], ["text"])
+    again.save(saved)
+    assert sorted(p.name for p in saved.iterdir()) == [".lock", "data-000002.npz", "index.json"]
+
+
+def test_atomic_writer_keeps_the_old_file_on_error_and_its_mode(tmp_path):
+    target = tmp_path / "out.csv"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    with pytest.raises(RuntimeError), atomic_writer(target) as f:
+        f.write("half")
+        raise RuntimeError("interrupted")
+    assert target.read_text() == "old" and sorted(os.listdir(tmp_path)) == ["out.csv"]
+    with atomic_writer(target) as f:
+        f.write("new")
+    assert target.read_text() == "new" and (target.stat().st_mode & 0o777) == 0o640
+
+
+# ----- refusing bad indexes ---------------------------------------------------------------
+
+
+def test_missing_and_non_index_paths(tmp_path):
+    with pytest.raises(StoreError, match="no index at"):
+        SavedIndex.open(tmp_path / "nothing")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CorruptIndexError, match="not an index folder"):
+        SavedIndex.open(tmp_path / "file")
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(CorruptIndexError, match="no index.json"):
+        SavedIndex.open(tmp_path / "folder")
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        (lambda m: m.update(format_version=FORMAT_VERSION + 1), IndexVersionError, "newer"),
+        (lambda m: m.update(format="something-else"), CorruptIndexError, "does not describe"),
+        (lambda m: m.update(format_version="1"), CorruptIndexError, "format_version"),
+        (lambda m: m.update(data_file="../../etc/passwd"), CorruptIndexError, "data_file"),
+        (lambda m: m.update(data_sha256="0" * 64), CorruptIndexError, "checksum"),
+        (lambda m: m.update(documents=5), CorruptIndexError, "inconsistent"),
+        (lambda m: m["settings"].update(num_perm="64"), CorruptIndexError, "invalid settings"),
+        (lambda m: m["settings"].update(normalization="other/2"), None, None),
+    ],
+)
+def test_bad_metadata_is_refused_and_nothing_changes(saved, change, error, message):
+    rewrite_meta(saved, change)
+    before = snapshot(saved)
+    if error is None:  # a different normalisation is a settings mismatch when the caller names one
+        with pytest.raises(SettingsMismatchError, match="normalization"):
+            SavedIndex.open(saved, expect={"normalization": IndexSettings().normalization})
+    else:
+        with pytest.raises(error, match=message):
+            SavedIndex.open(saved)
+    assert snapshot(saved) == before
+
+
+def test_invalid_json_metadata(saved):
+    (saved / "index.json").write_text('{"format": "neardup-lab-index", ')
+    with pytest.raises(CorruptIndexError, match="not valid JSON"):
+        SavedIndex.open(saved)
+
+
+def test_settings_mismatch_names_every_difference(saved):
+    before = snapshot(saved)
+    with pytest.raises(SettingsMismatchError) as info:
+        SavedIndex.open(saved, expect={"num_perm": 128, "shingle_size": 3, "threshold": 0.8})
+    text = str(info.value)
+    assert "num_perm: index has 64, this run asks for 128" in text and "shingle_size" in text
+    assert "threshold" not in text
+    assert snapshot(saved) == before
+
+
+def test_truncated_or_garbled_data_file(saved):
+    meta = json.loads((saved / "index.json").read_text())
+    data = saved / meta["data_file"]
+    data.write_bytes(data.read_bytes()[:200])
+    with pytest.raises(CorruptIndexError, match="checksum"):
+        SavedIndex.open(saved)
+    rewrite_meta(saved, lambda m: m.update(data_sha256=hashlib.sha256(data.read_bytes()).hexdigest()))
+    with pytest.raises(CorruptIndexError, match="damaged"):
+        SavedIndex.open(saved)
+    data.write_bytes(b"not a zip file at all")
+    rewrite_meta(saved, lambda m: m.update(data_sha256=hashlib.sha256(data.read_bytes()).hexdigest()))
+    with pytest.raises(CorruptIndexError, match="not a .npz"):
+        SavedIndex.open(saved)
+    data.unlink()
+    with pytest.raises(CorruptIndexError, match="missing"):
+        SavedIndex.open(saved)
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "message"),
+    [
+        ("signatures", lambda a: a.astype(np.uint64), "signatures have dtype"),
+        ("ids", lambda a: np.arange(len(a)), "ids have dtype"),
+        ("shingle_offsets", lambda a: a[::-1].copy(), "offsets"),
+        ("exact_keys", lambda a: a[:, :1].copy(), "exact keys"),
+        ("ids", lambda a: np.array(["same"] * len(a)), "same document id twice"),
+    ],
+)
+def test_inconsistent_arrays_are_refused(saved, member, value, message):
+    arrays = current_arrays(saved)
+    arrays[member] = value(arrays[member])
+    replace_data(saved, arrays)
+    with pytest.raises(CorruptIndexError, match=message):
+        SavedIndex.open(saved)
+
+
+def test_extra_or_missing_members_are_refused(saved):
+    arrays = current_arrays(saved)
+    replace_data(saved, {**arrays, "extra": np.zeros(1)})
+    with pytest.raises(CorruptIndexError, match="expected arrays"):
+        SavedIndex.open(saved)
+
+
+class _Payload:
+    """Unpickling this creates the marker file: proof that code ran."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_pickle_payload_is_never_executed(saved, tmp_path):
+    marker = tmp_path / "pwned"
+    arrays = current_arrays(saved)
+    evil = np.empty(len(arrays["ids"]), dtype=object)
+    evil[:] = [_Payload(str(marker))] * len(evil)
+    replace_data(saved, {**arrays, "ids": evil})  # checksum fixed: only the loader can stop it now
+    # The payload is live: a loader that allows pickles runs it.
+    meta = json.loads((saved / "index.json").read_text())
+    with np.load(saved / meta["data_file"], allow_pickle=True) as npz:
+        npz["ids"]
+    assert marker.exists()
+    marker.unlink()
+    with pytest.raises(CorruptIndexError, match="pickled"):
+        SavedIndex.open(saved)
+    assert not marker.exists()
+
+
+def test_raw_pickle_instead_of_npz_is_refused(saved, tmp_path):
+    marker = tmp_path / "pwned"
+    meta = json.loads((saved / "index.json").read_text())
+    data = saved / meta["data_file"]
+    data.write_bytes(pickle.dumps(_Payload(str(marker))))
+    rewrite_meta(saved, lambda m: m.update(data_sha256=hashlib.sha256(data.read_bytes()).hexdigest()))
+    with pytest.raises(CorruptIndexError):
+        SavedIndex.open(saved)
+    assert not marker.exists()
