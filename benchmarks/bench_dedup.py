@@ -8,7 +8,9 @@ Each size runs in its own child process so that its peak memory is its own. Trut
 planted: every pair of documents copied from the same original whose exact Jaccard
 (word 5-shingles) is at least the threshold must end in one cluster (recall); every
 verified pair must really be at least the threshold (precision); and a large random
-sample of pairs from different families must never share a cluster.
+sample of pairs from different families must never share a cluster. "peak MB" is the peak
+resident memory of the process holding the corpus and running dedup, measured right after
+dedup returns (before the scoring, which needs memory of its own).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     started = time.perf_counter()
     result = dedup(docs, threshold=THRESHOLD, scheme=scheme, n_jobs=n_jobs, progress=False)
     dedup_s = time.perf_counter() - started
+    # Peak memory up to here: the corpus plus dedup (this process), and dedup's signing workers.
+    peak_main = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
     cluster_of = np.empty(len(docs), dtype=np.int64)
     for label, members in enumerate(result.clusters):
@@ -52,13 +57,19 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
         families.setdefault(source, []).append(doc)
     multi = [members for members in families.values() if len(members) > 1]
     ids = dict(zip([d for m in multi for d in m], shingle_id_batch([docs[d] for m in multi for d in m], 5)))
-    truth = [(a, b) for m in multi for i, a in enumerate(m) for b in m[i + 1 :]
-             if _id_jaccard(ids[a], ids[b]) >= THRESHOLD]
+    truth = [
+        (a, b)
+        for m in multi
+        for i, a in enumerate(m)
+        for b in m[i + 1 :]
+        if _id_jaccard(ids[a], ids[b]) >= THRESHOLD
+    ]
     found = sum(cluster_of[a] == cluster_of[b] for a, b in truth)
 
     pair_ids = shingle_id_batch([docs[d] for p in result.pairs for d in p], 5)
-    verified_ok = sum(_id_jaccard(pair_ids[2 * n], pair_ids[2 * n + 1]) >= THRESHOLD
-                      for n in range(len(result.pairs)))
+    verified_ok = sum(
+        _id_jaccard(pair_ids[2 * n], pair_ids[2 * n + 1]) >= THRESHOLD for n in range(len(result.pairs))
+    )
 
     rng = np.random.default_rng(7)
     left, right = rng.integers(0, len(docs), size=(2, 1_000_000))
@@ -82,7 +93,8 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
         "cross_family_merged": merged_across,
         "clusters_mixing_families": mixed,
         "bands_rows": [result.params["bands"], result.params["rows"]],
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": peak_main,
+        "peak_worker_mb": peak_worker,
     }
 
 
@@ -102,22 +114,44 @@ def main() -> None:
 
     sizes = args.sizes + ([1_000_000] if args.million else [])
     print(machine_line())
-    print(f"dedup(threshold={THRESHOLD}, num_perm=128, k=5, scheme={args.scheme!r}, n_jobs={args.n_jobs}); "
-          "documents from make_corpus(seed=2024)\n")
-    header = (f"{'docs':>9s} {'gen s':>7s} {'dedup s':>8s} {'peak MB':>8s} {'cands':>9s} {'verified':>9s} "
-              f"{'truth':>9s} {'recall':>7s} {'precision':>9s} {'x-family merged':>16s}")
+    print(
+        f"dedup(threshold={THRESHOLD}, num_perm=128, k=5, scheme={args.scheme!r}, n_jobs={args.n_jobs}); "
+        "documents from make_corpus(seed=2024)\n"
+    )
+    header = (
+        f"{'docs':>9s} {'gen s':>7s} {'dedup s':>8s} {'peak MB':>8s} {'cands':>9s} {'verified':>9s} "
+        f"{'truth':>9s} {'recall':>7s} {'precision':>9s} {'x-family merged':>16s}"
+    )
     print(header)
     for size in sizes:
-        child = subprocess.run([sys.executable, __file__, "--child", str(size), "--n-jobs", str(args.n_jobs),
-                                "--scheme", args.scheme], capture_output=True, text=True, check=True)
+        child = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                str(size),
+                "--n-jobs",
+                str(args.n_jobs),
+                "--scheme",
+                args.scheme,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         r = json.loads(child.stdout)
-        # Peak of the child process or of its signing workers, whichever was larger.
-        peak = max(r["peak_rss_mb"], resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
-        print(f"{r['documents']:9d} {r['generate_s']:7.1f} {r['dedup_s']:8.1f} {peak:8.0f} {r['candidates']:9d} "
-              f"{r['verified']:9d} {r['truth_pairs']:9d} {r['recall']:7.4f} {r['precision']:9.4f} "
-              f"{r['cross_family_merged']:>7d} of {r['cross_family_sampled']}")
-        print(f"{'':9s} stages (s): {r['stages']}; bands x rows {r['bands_rows']}; "
-              f"clusters mixing families: {r['clusters_mixing_families']}")
+        peak = r["peak_rss_mb"]
+        print(
+            f"{r['documents']:9d} {r['generate_s']:7.1f} {r['dedup_s']:8.1f} {peak:8.0f} "
+            f"{r['candidates']:9d} "
+            f"{r['verified']:9d} {r['truth_pairs']:9d} {r['recall']:7.4f} {r['precision']:9.4f} "
+            f"{r['cross_family_merged']:>7d} of {r['cross_family_sampled']}"
+        )
+        print(
+            f"{'':9s} stages (s): {r['stages']}; bands x rows {r['bands_rows']}; "
+            f"clusters mixing families: {r['clusters_mixing_families']}; "
+            f"peak MB of one signing worker: {r['peak_worker_mb']:.0f}"
+        )
 
 
 if __name__ == "__main__":

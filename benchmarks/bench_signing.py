@@ -38,8 +38,10 @@ def main() -> None:
     texts = [make_article(seed=i, n_words=300) for i in range(n)]
     sets = [word_shingles(t, 5) for t in texts]
     print(machine_line())
-    print(f"documents: {n} news-like articles of 300 words, {sum(map(len, sets)) / n:.0f} word 5-shingles "
-          f"each, {k} permutations, best of {args.repeat}\n")
+    print(
+        f"documents: {n} news-like articles of 300 words, {sum(map(len, sets)) / n:.0f} word 5-shingles "
+        f"each, {k} permutations, best of {args.repeat}\n"
+    )
 
     classic = MinHasher(num_perm=k, seed=1)
     oph = MinHasher(num_perm=k, seed=1, scheme="one-permutation")
@@ -68,8 +70,10 @@ def main() -> None:
     ]
     print_table(rows, n, "datasketch 2.0.0 MinHash.update_batch")
     timing = dict(rows)
-    print(f"one-permutation vs rensa RMinHash: "
-          f"{timing['rensa RMinHash (Rust)'] / timing['neardup_lab one-permutation']:.2f}x\n")
+    print(
+        f"one-permutation vs rensa RMinHash: "
+        f"{timing['rensa RMinHash (Rust)'] / timing['neardup_lab one-permutation']:.2f}x\n"
+    )
 
     def fast_path() -> None:
         hashes, counts = tokenize_batch(texts)
@@ -90,14 +94,18 @@ def main() -> None:
     rows = [
         ("word_shingles + datasketch update_batch", best_time(shingles_then_datasketch, args.repeat)),
         ("word_shingles + rensa RMinHash", best_time(shingles_then_rensa, args.repeat)),
-        ("word_shingles only (building the strings)", best_time(lambda: [word_shingles(t, 5) for t in texts],
-                                                                 args.repeat)),
+        (
+            "word_shingles only (building the strings)",
+            best_time(lambda: [word_shingles(t, 5) for t in texts], args.repeat),
+        ),
         ("neardup_lab fast path (one-permutation)", best_time(fast_path, args.repeat)),
     ]
     print_table(rows, n, "word_shingles + datasketch update_batch")
     timing = dict(rows)
-    print(f"fast path vs word_shingles + rensa: "
-          f"{timing['word_shingles + rensa RMinHash'] / timing['neardup_lab fast path (one-permutation)']:.2f}x")
+    print(
+        f"fast path vs word_shingles + rensa: "
+        f"{timing['word_shingles + rensa RMinHash'] / timing['neardup_lab fast path (one-permutation)']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -13,8 +13,10 @@ def machine_line() -> str:
     """One line naming the core count and software, printed at the top of every run."""
     import numpy
 
-    return (f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
-            f"numpy {numpy.__version__}")
+    return (
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
+        f"numpy {numpy.__version__}"
+    )
 
 
 def best_time(func: Callable[[], object], repeat: int) -> float:
