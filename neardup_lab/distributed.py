@@ -53,11 +53,11 @@ import dask.bag
 import numpy as np
 from dask.delayed import Delayed, delayed
 
-from .clusters import KEEPER_POLICIES, choose_keepers, clusters_from_pair_array
+from .clusters import choose_keepers, clusters_from_pair_array
 from .hashing import splitmix64
-from .lsh import _check_banding, candidate_pair_array, optimal_params
-from .minhash import MinHasher, _check_bits, bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from .pipeline import RECALL_WEIGHTS, SHINGLE_KINDS, VERIFIERS, DedupResult, _prepare
+from .lsh import _check_banding, candidate_pair_array
+from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
+from .pipeline import DedupResult, _prepare, check_settings
 from .readers import (
     DEFAULT_MAX_BYTES,
     Document,
@@ -535,25 +535,9 @@ def dedup_dask(
     ...     with Client(cluster) as client:
     ...         result = dedup_dask(["day1.jsonl", "day2.jsonl"], client=client)
     """
-    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    if shingle not in SHINGLE_KINDS:
-        raise ValueError(f"shingle must be one of {SHINGLE_KINDS}, got {shingle!r}")
-    if verify not in VERIFIERS:
-        raise ValueError(f"verify must be one of {VERIFIERS}, got {verify!r}")
-    if keeper not in KEEPER_POLICIES:
-        raise ValueError(f"unknown keeper policy {keeper!r}; choose one of {KEEPER_POLICIES}")
-    hasher = MinHasher(num_perm=num_perm, seed=seed, scheme=scheme)
-    if bands is None and rows is None:
-        bands, rows = optimal_params(min(threshold, 0.99), num_perm, *RECALL_WEIGHTS)
-    elif bands is None or rows is None:
-        raise ValueError("give both bands and rows, or neither to use optimal_params")
-    bands, rows = _check_banding(bands, rows, num_perm)
-    if bbits is not None and _check_bits(bbits) < 8:  # the same refusal as dedup's
-        raise ValueError(
-            f"bbits={bbits} is too few for banding: with {rows} rows a band of unrelated documents "
-            f"matches by chance with probability 2**-{bbits * rows}; use bbits >= 8"
-        )
+    hasher, bands, rows = check_settings(
+        threshold, num_perm, shingle, bands, rows, scheme, seed, verify, keeper, bbits
+    )
     if shuffle_partitions is not None and (
         isinstance(shuffle_partitions, bool)
         or not isinstance(shuffle_partitions, int)

@@ -172,6 +172,50 @@ class _Clock:
         self._start = now
 
 
+def check_settings(
+    threshold: float,
+    num_perm: int,
+    shingle: str,
+    bands: int | None,
+    rows: int | None,
+    scheme: str,
+    seed: int,
+    verify: str,
+    keeper: str,
+    bbits: int | None,
+) -> tuple[MinHasher, int, int]:
+    """Validate :func:`dedup`'s settings; return the hasher and the banding to use.
+
+    Shared by every implementation of the pipeline so they refuse the same
+    settings with the same messages and choose the same default banding.
+
+    >>> hasher, bands, rows = check_settings(0.8, 128, "word", None, None, "multiply-shift", 1,
+    ...                                      "exact", "first", None)
+    >>> (bands, rows)
+    (16, 8)
+    """
+    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    if shingle not in SHINGLE_KINDS:
+        raise ValueError(f"shingle must be one of {SHINGLE_KINDS}, got {shingle!r}")
+    if verify not in VERIFIERS:
+        raise ValueError(f"verify must be one of {VERIFIERS}, got {verify!r}")
+    if keeper not in KEEPER_POLICIES:
+        raise ValueError(f"unknown keeper policy {keeper!r}; choose one of {KEEPER_POLICIES}")
+    hasher = MinHasher(num_perm=num_perm, seed=seed, scheme=scheme)
+    if bands is None and rows is None:
+        bands, rows = optimal_params(min(threshold, 0.99), num_perm, *RECALL_WEIGHTS)
+    elif bands is None or rows is None:
+        raise ValueError("give both bands and rows, or neither to use optimal_params")
+    bands, rows = _check_banding(bands, rows, num_perm)
+    if bbits is not None and _check_bits(bbits) < 8:
+        raise ValueError(
+            f"bbits={bbits} is too few for banding: with {rows} rows a band of unrelated documents "
+            f"matches by chance with probability 2**-{bbits * rows}; use bbits >= 8"
+        )
+    return hasher, bands, rows
+
+
 def dedup(
     docs: Sequence[str],
     threshold: float = 0.8,
@@ -213,26 +257,10 @@ def dedup(
     ([[0, 1, 2], [3]], [0, 3])
     """
     _check_docs(docs)
-    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    if shingle not in SHINGLE_KINDS:
-        raise ValueError(f"shingle must be one of {SHINGLE_KINDS}, got {shingle!r}")
-    if verify not in VERIFIERS:
-        raise ValueError(f"verify must be one of {VERIFIERS}, got {verify!r}")
-    if keeper not in KEEPER_POLICIES:
-        raise ValueError(f"unknown keeper policy {keeper!r}; choose one of {KEEPER_POLICIES}")
     jobs = _check_jobs(n_jobs)
-    hasher = MinHasher(num_perm=num_perm, seed=seed, scheme=scheme)
-    if bands is None and rows is None:
-        bands, rows = optimal_params(min(threshold, 0.99), num_perm, *RECALL_WEIGHTS)
-    elif bands is None or rows is None:
-        raise ValueError("give both bands and rows, or neither to use optimal_params")
-    bands, rows = _check_banding(bands, rows, num_perm)
-    if bbits is not None and _check_bits(bbits) < 8:
-        raise ValueError(
-            f"bbits={bbits} is too few for banding: with {rows} rows a band of unrelated documents "
-            f"matches by chance with probability 2**-{bbits * rows}; use bbits >= 8"
-        )
+    hasher, bands, rows = check_settings(
+        threshold, num_perm, shingle, bands, rows, scheme, seed, verify, keeper, bbits
+    )
     show = sys.stderr.isatty() if progress is None else progress
     # Signing runs first (it also computes the exact-copy keys) but is reported after the
     # exact pass, in the order the stages are taught.
