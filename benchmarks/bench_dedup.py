@@ -56,7 +56,9 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     for doc, source in enumerate(origin):
         families.setdefault(source, []).append(doc)
     multi = [members for members in families.values() if len(members) > 1]
-    ids = dict(zip([d for m in multi for d in m], shingle_id_batch([docs[d] for m in multi for d in m], 5)))
+    # Shingle ids of every document the scoring needs, computed once each.
+    needed = sorted({d for m in multi for d in m} | {d for pair in result.pairs for d in pair})
+    ids = dict(zip(needed, shingle_id_batch([docs[d] for d in needed], 5)))
     truth = [
         (a, b)
         for m in multi
@@ -65,11 +67,7 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
         if _id_jaccard(ids[a], ids[b]) >= THRESHOLD
     ]
     found = sum(cluster_of[a] == cluster_of[b] for a, b in truth)
-
-    pair_ids = shingle_id_batch([docs[d] for p in result.pairs for d in p], 5)
-    verified_ok = sum(
-        _id_jaccard(pair_ids[2 * n], pair_ids[2 * n + 1]) >= THRESHOLD for n in range(len(result.pairs))
-    )
+    verified_ok = sum(_id_jaccard(ids[a], ids[b]) >= THRESHOLD for a, b in result.pairs)
 
     rng = np.random.default_rng(7)
     left, right = rng.integers(0, len(docs), size=(2, 1_000_000))

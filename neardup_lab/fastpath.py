@@ -21,6 +21,7 @@ from .text import _require_k, _require_text, _tokens
 
 __all__ = ["tokenize_batch", "hash_token_lists", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
+_BATCH = 2000  # documents tokenised together by shingle_id_batch
 # Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
 _POLY = np.uint64(0x9E3779B97F4A7C15)
 
@@ -110,9 +111,12 @@ def shingle_id_batch(docs: Sequence[str], k: int = 5) -> list[np.ndarray]:
     """
     if isinstance(docs, (str, bytes)):
         raise TypeError("shingle_id_batch needs a sequence of documents; for one use shingle_ids")
-    hashes, counts = tokenize_batch(docs)
-    ids, id_counts = ngram_ids(hashes, counts, k)
-    return [np.unique(part) for part in np.split(ids, np.cumsum(id_counts)[:-1])] if len(docs) else []
+    out: list[np.ndarray] = []
+    for start in range(0, len(docs), _BATCH):  # bounded memory: one word list per batch
+        hashes, counts = tokenize_batch(docs[start : start + _BATCH])
+        ids, id_counts = ngram_ids(hashes, counts, k)
+        out.extend(np.unique(part) for part in np.split(ids, np.cumsum(id_counts)[:-1]))
+    return out
 
 
 def shingle_ids(text: str, k: int = 5) -> np.ndarray:
