@@ -113,16 +113,28 @@ def _prepare_all(
                 parts.append(part)
                 bar.update(len(chunk))
     bar.close()
-    if not parts:
-        return _Prepared(
-            [], np.empty(0, np.uint64), np.empty(0, np.int64), np.empty((0, hasher.num_perm), hasher.dtype)
-        )
-    return _Prepared(
-        keys=[key for p in parts for key in p.keys],
-        ids=np.concatenate([p.ids for p in parts]),
-        counts=np.concatenate([p.counts for p in parts]),
-        signatures=np.concatenate([p.signatures for p in parts]),
+    return _join(parts, hasher)
+
+
+def _join(parts: list[_Prepared], hasher: MinHasher) -> _Prepared:
+    """Concatenate chunk results, releasing each chunk once copied (peak: total + one chunk)."""
+    n_docs = sum(len(p.keys) for p in parts)
+    joined = _Prepared(
+        keys=[],
+        ids=np.empty(sum(len(p.ids) for p in parts), dtype=np.uint64),
+        counts=np.empty(n_docs, dtype=np.int64),
+        signatures=np.empty((n_docs, hasher.num_perm), dtype=hasher.dtype),
     )
+    at_id = at_doc = 0
+    parts.reverse()  # pop from the end: the original order, without shifting the list
+    while parts:
+        part = parts.pop()
+        joined.keys.extend(part.keys)
+        joined.ids[at_id : at_id + len(part.ids)] = part.ids
+        joined.counts[at_doc : at_doc + len(part.keys)] = part.counts
+        joined.signatures[at_doc : at_doc + len(part.keys)] = part.signatures
+        at_id, at_doc = at_id + len(part.ids), at_doc + len(part.keys)
+    return joined
 
 
 def _exact_jaccard(pairs: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
