@@ -1,0 +1,66 @@
+"""Self-checks for the classroom labs: run a student's code on known cases and explain what is wrong.
+
+Every ``check_*`` function takes what a student wrote (a function, a class or a
+value), runs it on several cases -- hand-written edge cases (empty text, text
+shorter than ``k``, punctuation, Unicode, ``k = 1`` ...) and comparisons with
+the package's reference implementation -- and prints a report. For each case
+that fails, the report gives the case's name, the input, what was expected,
+what came back and a hint.
+
+A check never raises. A function that still raises :class:`NotImplementedError`
+is reported as "not implemented yet"; any other exception from the student's
+code is reported as what came back. Each check returns a :class:`CheckResult`
+and remembers it, so that :func:`summary` can say how many checks of a lab pass.
+
+>>> from neardup_lab import jaccard
+>>> from neardup_lab.checks import check_jaccard
+>>> result = check_jaccard(jaccard)
+PASS check_jaccard: all 8 cases pass
+>>> result.passed
+True
+"""
+
+from __future__ import annotations
+
+from ._core import _TALLY, LABS, CheckResult, Failure, Summary, _answer_name, grade, reset, summary  # noqa: F401  (used by the tests)
+from .lab1_text import check_char_shingles, check_jaccard, check_normalize, check_word_shingles
+from .lab2_minhash import (
+    MINHASH_PRIME,
+    check_estimate_similarity,
+    check_k_for_error,
+    check_measure_error,
+    check_minhash_signature,
+)
+from .lab3_lsh import check_candidate_pairs, check_choose_bands_rows, check_s_curve, check_target_choice
+from .lab4_dedup import DEDUP_TARGETS, check_clusters, check_dedup, check_precision_recall
+from .lab5_simhash import check_block_index, check_hamming, check_simhash
+
+__all__ = [
+    "DEDUP_TARGETS",
+    "LABS",
+    "MINHASH_PRIME",
+    "CheckResult",
+    "Failure",
+    "Summary",
+    "check_block_index",
+    "check_candidate_pairs",
+    "check_char_shingles",
+    "check_choose_bands_rows",
+    "check_clusters",
+    "check_dedup",
+    "check_estimate_similarity",
+    "check_hamming",
+    "check_jaccard",
+    "check_k_for_error",
+    "check_measure_error",
+    "check_minhash_signature",
+    "check_normalize",
+    "check_precision_recall",
+    "check_s_curve",
+    "check_simhash",
+    "check_target_choice",
+    "check_word_shingles",
+    "grade",
+    "reset",
+    "summary",
+]

@@ -1,0 +1,447 @@
+"""The machinery shared by every lab's checks: cases, reports, the tally."""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+import textwrap
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any
+
+import numpy as np
+
+from ..corpus import make_article
+
+#: The checks of each lab, and the name the student's answer has in the lab's notebook.
+LABS: dict[str, dict[str, str]] = {
+    "lab01": {
+        "check_normalize": "my_normalize",
+        "check_word_shingles": "my_word_shingles",
+        "check_char_shingles": "my_char_shingles",
+        "check_jaccard": "my_jaccard",
+    },
+    "lab02": {
+        "check_minhash_signature": "minhash_signature",
+        "check_estimate_similarity": "estimate_similarity",
+        "check_measure_error": "measure_error",
+        "check_k_for_error": "k_for_error",
+    },
+    "lab03": {
+        "check_s_curve": "candidate_probability",
+        "check_candidate_pairs": "find_candidate_pairs",
+        "check_choose_bands_rows": "choose_bands_rows",
+        "check_target_choice": "chosen",
+    },
+    "lab04": {
+        "check_precision_recall": "my_precision_recall",
+        "check_clusters": "group_pairs",
+        "check_dedup": "submission",
+    },
+    "lab05": {
+        "check_hamming": "my_hamming",
+        "check_simhash": "my_simhash",
+        "check_block_index": "BlockIndex",
+    },
+}
+
+_SHOW_LIMIT = 240  # characters of a value shown in a report
+_MAX_SHOWN_FAILURES = 3  # failing cases described in full; the rest are only named
+
+
+# ------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failing case: what went in, what was expected, what came back, and a hint."""
+
+    case: str
+    input: str
+    expected: str
+    got: str
+    hint: str = ""
+    detail: str = ""
+
+
+@dataclass
+class CheckResult:
+    """The outcome of one check.
+
+    ``status`` is ``"pass"``, ``"fail"`` or ``"not implemented"``. The report
+    has already been printed when a check returns, so a notebook shows nothing
+    more for the returned object.
+
+    >>> CheckResult("check_demo", passed=True, cases=2).status
+    'pass'
+    """
+
+    name: str
+    passed: bool
+    cases: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    missing: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"not implemented"``.
+
+        >>> CheckResult("check_demo", passed=False, missing="not implemented yet: f").status
+        'not implemented'
+        """
+        if self.passed:
+            return "pass"
+        return "not implemented" if self.missing else "fail"
+
+    def headline(self) -> str:
+        """The first line of the report.
+
+        >>> CheckResult("check_demo", passed=False, missing="not implemented yet: f").headline()
+        'FAIL check_demo: not implemented yet: f'
+        """
+        if self.passed:
+            return f"PASS {self.name}: all {self.cases} cases pass"
+        if self.missing:
+            return f"FAIL {self.name}: {self.missing}"
+        return f"FAIL {self.name}: {len(self.failures)} of {self.cases} cases fail"
+
+    def report(self) -> str:
+        """The whole report as text: headline, notes, then the failing cases.
+
+        >>> print(CheckResult("check_demo", passed=True, cases=2, notes=["fine"]).report())
+        PASS check_demo: all 2 cases pass
+          fine
+        """
+        lines = [self.headline()]
+        lines += [f"  {note}" for note in self.notes]
+        if self.missing.startswith("not answered"):
+            lines += _labelled(
+                "hint", "replace `...` with your answer, then run that cell and this one again."
+            )
+        elif self.missing.startswith("not implemented"):
+            lines += _labelled(
+                "hint",
+                "replace the line `raise NotImplementedError(...)` with your code, "
+                "then run that cell and this one again.",
+            )
+        for failure in self.failures[:_MAX_SHOWN_FAILURES]:
+            lines.append(f"  case {failure.case!r}")
+            lines += _labelled("input", failure.input)
+            lines += _labelled("expected", failure.expected)
+            lines += _labelled("got", failure.got)
+            if failure.detail:
+                lines += _labelled("detail", failure.detail)
+            if failure.hint:
+                lines += _labelled("hint", failure.hint)
+        hidden = self.failures[_MAX_SHOWN_FAILURES:]
+        if hidden:
+            names = ", ".join(repr(f.case) for f in hidden)
+            lines.append(f"  ... and {len(hidden)} more failing: {names}")
+        return "\n".join(lines)
+
+    def _ipython_display_(self) -> None:
+        """Show nothing in a notebook: the check printed its report already."""
+
+
+@dataclass
+class Summary:
+    """How many checks of a lab pass, and which do not.
+
+    >>> Summary("lab01", passed=["check_jaccard"], failing={}, not_run=[]).total
+    1
+    """
+
+    lab: str
+    passed: list[str]
+    failing: dict[str, str]
+    not_run: list[str]
+
+    @property
+    def total(self) -> int:
+        """Number of checks in the lab."""
+        return len(self.passed) + len(self.failing) + len(self.not_run)
+
+    def as_dict(self) -> dict:
+        """Plain data for a grading script.
+
+        >>> Summary("lab01", ["check_jaccard"], {}, []).as_dict()["passed"]
+        1
+        """
+        checks = {name: True for name in self.passed}
+        checks.update({name: False for name in [*self.failing, *self.not_run]})
+        return {"lab": self.lab, "passed": len(self.passed), "total": self.total, "checks": checks}
+
+    def report(self) -> str:
+        """The summary as text.
+
+        >>> print(Summary("lab01", ["check_jaccard"], {"check_normalize": "not run"}, []).report())
+        lab01: 1 of 2 checks pass
+          FAIL check_normalize: not run
+        """
+        lines = [f"{self.lab}: {len(self.passed)} of {self.total} checks pass"]
+        lines += [f"  FAIL {name}: {why}" for name, why in self.failing.items()]
+        lines += [f"  FAIL {name}: not run yet (run its cell)" for name in self.not_run]
+        if self.total and len(self.passed) == self.total:
+            lines.append("  Every check passes. Well done!")
+        return "\n".join(lines)
+
+    def _ipython_display_(self) -> None:
+        """Show nothing in a notebook: the summary was printed already."""
+
+
+_TALLY: dict[str, CheckResult] = {}
+_WIDTH = 100  # report lines are wrapped to this width
+
+
+def _labelled(label: str, text: str) -> list[str]:
+    """``    label:    text`` wrapped under itself; values (input, expected, got) are not wrapped."""
+    head = f"    {label + ':':<10}"
+    if label in ("input", "expected", "got"):
+        return [head + text]
+    return textwrap.wrap(text, _WIDTH, initial_indent=head, subsequent_indent=" " * len(head)) or [head]
+
+
+def reset() -> None:
+    """Forget every check run so far.
+
+    >>> reset()
+    >>> summary().total
+    no checks have run yet
+    0
+    """
+    _TALLY.clear()
+
+
+def _lab_key(lab: str | int) -> str:
+    key = f"lab{lab:02d}" if isinstance(lab, int) else str(lab)
+    if key not in LABS:
+        raise ValueError(f"unknown lab {lab!r}; choose one of {', '.join(LABS)}")
+    return key
+
+
+def summary(lab: str | int | None = None) -> Summary:
+    """Print and return how many checks pass, listing those that fail.
+
+    With ``lab`` (``"lab01"`` or ``1``) every check of that lab counts, also
+    those whose cell has not been run; without it, only the checks run so far.
+
+    >>> from neardup_lab.checks import check_k_for_error
+    >>> reset()
+    >>> _ = check_k_for_error(625)
+    PASS check_k_for_error: all 1 cases pass
+    >>> summary("lab02").as_dict()["passed"]
+    lab02: 1 of 4 checks pass
+      FAIL check_minhash_signature: not run yet (run its cell)
+      FAIL check_estimate_similarity: not run yet (run its cell)
+      FAIL check_measure_error: not run yet (run its cell)
+    1
+    """
+    names = list(LABS[_lab_key(lab)]) if lab is not None else list(_TALLY)
+    passed, failing, not_run = [], {}, []
+    for name in names:
+        result = _TALLY.get(name)
+        if result is None:
+            not_run.append(name)
+        elif result.passed:
+            passed.append(name)
+        else:
+            failing[name] = result.missing or f"{len(result.failures)} of {result.cases} cases fail"
+    out = Summary(_lab_key(lab) if lab is not None else "checks", passed, failing, not_run)
+    print(out.report() if names else "no checks have run yet")
+    return out
+
+
+def grade(lab: str | int, namespace: Mapping[str, Any]) -> Summary:
+    """Run every check of ``lab`` on the answers found by name in ``namespace``.
+
+    Used to grade a handed-in notebook: run it, then call
+    ``grade("lab01", globals())`` in a last cell. An answer that is missing
+    from the namespace fails its check.
+
+    >>> from neardup_lab import jaccard
+    >>> _ = grade("lab01", {"my_jaccard": jaccard})  # doctest: +ELLIPSIS
+    FAIL check_normalize: not defined: my_normalize
+    ...
+    PASS check_jaccard: all 8 cases pass
+    lab01: 1 of 4 checks pass
+    ...
+    """
+    key = _lab_key(lab)
+    for check_name in LABS[key]:
+        _TALLY.pop(check_name, None)
+    for check_name, answer in LABS[key].items():
+        if answer in namespace:
+            getattr(import_module("neardup_lab.checks"), check_name)(namespace[answer])
+        else:
+            result = CheckResult(check_name, passed=False, missing=f"not defined: {answer}")
+            print(result.headline())
+            _TALLY[check_name] = result
+    return summary(key)
+
+
+# -------------------------------------------------------------- the runner
+
+
+@dataclass
+class _Case:
+    """One case: ``call`` runs the student's code; ``judge`` says what is wrong, or None."""
+
+    name: str
+    input: str
+    call: Callable[[], Any]
+    expected: Any = None
+    judge: Callable[[Any], str | None] | None = None
+    raises: type[BaseException] | None = None
+    hint: str = ""
+    shown_expected: str | None = None
+
+
+class _NotReady(Exception):
+    """Raised inside a case to stop the check: the answer is not there yet."""
+
+
+def _show(value: Any, limit: int = _SHOW_LIMIT) -> str:
+    """A short, deterministic picture of a value: sets sorted, long text cut."""
+    if isinstance(value, (set, frozenset)):
+        if not value:
+            return "set()"
+        try:
+            items = sorted(value)
+        except TypeError:
+            items = sorted(value, key=repr)
+        text = "{" + ", ".join(repr(v) for v in items) + "}"
+    elif isinstance(value, np.ndarray):
+        text = f"array({value.tolist()!r}, dtype={value.dtype})"
+    else:
+        text = repr(value)
+    if len(text) > limit:
+        text = f"{text[:limit]} ... ({len(text) - limit} more characters)"
+    return text
+
+
+def _answer_name(check_name: str) -> str:
+    """The notebook name of the answer a check takes, from :data:`LABS`."""
+    return next((names[check_name] for names in LABS.values() if check_name in names), "your answer")
+
+
+def _name_of(obj: Any) -> str:
+    return getattr(obj, "__name__", None) or type(obj).__name__
+
+
+def _run(check_name: str, target: Any, cases: list[_Case], notes: list[str] | None = None) -> CheckResult:
+    """Run ``cases``, print the report, record and return the result."""
+    result = CheckResult(check_name, passed=False, cases=len(cases))
+    try:
+        if target is Ellipsis or target is None:
+            raise _NotReady(f"not answered yet: {_answer_name(check_name)}")
+        for case in cases:
+            _run_case(case, _name_of(target), result)
+    except _NotReady as missing:
+        result.missing = str(missing)
+    result.passed = not result.missing and not result.failures
+    result.notes = list(notes or [])
+    print(result.report())
+    _TALLY[check_name] = result
+    return result
+
+
+def _run_case(case: _Case, target: str, result: CheckResult) -> None:
+    expected = case.shown_expected
+    if expected is None:
+        expected = f"raises {case.raises.__name__}" if case.raises else _show(case.expected)
+    try:
+        got = case.call()
+    except _NotReady:
+        raise
+    except NotImplementedError as exc:
+        message = str(exc)
+        inner = message.split(":", 1)[0].strip() if ":" in message else ""
+        if inner and inner.split(".")[0] != target:
+            raise _NotReady(f"not implemented yet: {inner} (used by {target})") from None
+        raise _NotReady(f"not implemented yet: {inner or target}") from None
+    except Exception as exc:  # the student's code failed: report it as what came back
+        if case.raises is not None and isinstance(exc, case.raises):
+            return
+        result.failures.append(
+            Failure(case.name, case.input, expected, f"raised {type(exc).__name__}: {exc}", case.hint)
+        )
+        return
+    if case.raises is not None:
+        result.failures.append(
+            Failure(case.name, case.input, expected, f"returned {_show(got)}, raised nothing", case.hint)
+        )
+        return
+    if got is None and case.expected is not None:
+        result.failures.append(
+            Failure(case.name, case.input, expected, "None", "the function returned nothing: add a `return`")
+        )
+        return
+    judge = case.judge or _equal(case.expected)
+    try:
+        problem = judge(got)
+    except Exception as exc:  # an answer of a shape the judge cannot read
+        problem = f"could not read the answer ({type(exc).__name__}: {exc})"
+    if problem is not None:
+        result.failures.append(Failure(case.name, case.input, expected, _show(got), case.hint, problem))
+
+
+# ------------------------------------------------------------- comparisons
+
+
+def _equal(expected: Any) -> Callable[[Any], str | None]:
+    """Judge that passes when the answer equals ``expected`` (floats: to 1e-9)."""
+
+    def judge(got: Any) -> str | None:
+        if isinstance(expected, (set, frozenset)):
+            return _same_set(got, expected)
+        if isinstance(expected, float):
+            return _same_float(got, expected)
+        return None if got == expected else ""
+
+    return judge
+
+
+def _same_float(got: Any, expected: float, tol: float = 1e-9) -> str | None:
+    if isinstance(got, bool) or not isinstance(got, numbers.Real):
+        return f"expected a number, got a {type(got).__name__}"
+    if math.isclose(float(got), expected, rel_tol=tol, abs_tol=1e-12):
+        return None
+    return ""
+
+
+def _same_set(got: Any, expected: set) -> str | None:
+    if not isinstance(got, (set, frozenset)):
+        return f"return a set, not a {type(got).__name__}"
+    if got == expected:
+        return None
+    missing, extra = expected - got, got - expected
+    parts = []
+    if missing:
+        parts.append(f"missing {len(missing)}: {_show(set(missing), 120)}")
+    if extra:
+        parts.append(f"unexpected {len(extra)}: {_show(set(extra), 120)}")
+    return "; ".join(parts)
+
+
+def _copy(value: Any) -> Any:
+    """A fresh copy of an input, so a function that changes its input cannot spoil a case."""
+    return copy.deepcopy(value)
+
+
+def _call(func: Callable, *args: Any, **kwargs: Any) -> Callable[[], Any]:
+    args, kwargs = _copy(args), _copy(kwargs)
+    return lambda: func(*_copy(args), **_copy(kwargs))
+
+
+def _article(seed: int, n_words: int = 60) -> str:
+    return make_article(seed=seed, n_words=n_words)
+
+
+def _article_input(seed: int, n_words: int = 60, **params: Any) -> str:
+    extra = "".join(f", {k}={v!r}" for k, v in params.items())
+    return (
+        f"text=make_article(seed={seed}, n_words={n_words}) (begins {_article(seed, n_words)[:30]!r}){extra}"
+    )

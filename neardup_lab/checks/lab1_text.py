@@ -1,0 +1,218 @@
+"""Checks for Lab 1: shingles, normalisation and Jaccard."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..corpus import replace_words
+from ..text import char_shingles, jaccard, normalize, word_shingles
+from ._core import CheckResult, _article, _article_input, _call, _Case, _run, _show
+
+
+def check_normalize(func: Callable[[str], str]) -> CheckResult:
+    """Check a ``normalize(text) -> str``: NFKC, casefold, punctuation and symbols to spaces.
+
+    >>> from neardup_lab import normalize
+    >>> check_normalize(normalize).passed
+    PASS check_normalize: all 12 cases pass
+    True
+    """
+    spaces = "Collapse every run of whitespace to one space, and strip both ends: ' '.join(text.split())."
+    punct = (
+        "Turn every character whose Unicode category starts with P (punctuation) or S (symbol) "
+        "into a space: unicodedata.category(ch)[0] in 'PS'."
+    )
+    hand = [
+        ("lower case", "Heavy RAIN in the City", "heavy rain in the city", "Fold case with str.casefold()."),
+        ("punctuation", "Rain, rain... go away!", "rain rain go away", punct),
+        ("whitespace", "  tabs\tand\nnewlines   here ", "tabs and newlines here", spaces),
+        ("apostrophe", "It's raining", "it s raining", punct),
+        ("typographic quotes and dash", "“Quoted” — said she", "quoted said she", punct),
+        ("symbols", "price: $5 + 10%", "price 5 10", punct),
+        (
+            "full-width letters (Unicode)",
+            "ＦＵＬＬ width",
+            "full width",
+            "Apply unicodedata.normalize('NFKC', text).",
+        ),
+        ("combining accent (Unicode)", "Cafe\u0301 au lait", "café au lait", "NFKC joins e + U+0301 into é."),
+        (
+            "German sharp s (Unicode)",
+            "STRASSE Straße",
+            "strasse strasse",
+            "str.lower() keeps ß; casefold() makes it ss.",
+        ),
+        ("empty text", "", "", "An empty text normalises to the empty string."),
+        ("only punctuation", "?! … ---", "", punct),
+    ]
+    cases = [
+        _Case(name, f"text={text!r}", _call(func, text), expected, hint=hint)
+        for name, text, expected, hint in hand
+    ]
+    text = _article(11, 40)
+    cases.append(
+        _Case(
+            "news article",
+            _article_input(11, 40),
+            _call(func, text),
+            normalize(text),
+            hint="Compare with the reference: neardup_lab.normalize.",
+        )
+    )
+    return _run("check_normalize", func, cases)
+
+
+def _shingle_cases(
+    func: Callable, hand: list[tuple[str, str, int, set, str]], reference: Callable
+) -> list[_Case]:
+    cases = [
+        _Case(name, f"text={text!r}, k={k}", _call(func, text, k), expected, hint=hint)
+        for name, text, k, expected, hint in hand
+    ]
+    for seed, k in ((3, 5), (4, 2)):
+        text = _article(seed)
+        cases.append(
+            _Case(
+                f"news article, k={k}",
+                _article_input(seed, k=k),
+                _call(func, text, k),
+                reference(text, k),
+                hint="There are len(tokens) - k + 1 shingles in a text of len(tokens) tokens.",
+            )
+        )
+    cases.append(
+        _Case(
+            "k = 0 is an error",
+            "text='a b c', k=0",
+            _call(func, "a b c", 0),
+            raises=ValueError,
+            hint="Raise ValueError when k < 1: a shingle needs at least one token.",
+        )
+    )
+    return cases
+
+
+def check_word_shingles(func: Callable[[str, int], set[str]]) -> CheckResult:
+    """Check a ``word_shingles(text, k) -> set[str]`` of k-word shingles of normalised text.
+
+    >>> from neardup_lab import word_shingles
+    >>> check_word_shingles(word_shingles).passed
+    PASS check_word_shingles: all 10 cases pass
+    True
+    """
+    norm = "Normalise first (lower case, punctuation to spaces), then split into words."
+    short = "A text with fewer than k words gives one shingle made of all its words."
+    hand = [
+        (
+            "three-word shingles",
+            "Rain, rain, go away",
+            3,
+            {"rain rain go", "rain go away"},
+            "Slide a window of k words one word at a time, including the last window. " + norm,
+        ),
+        (
+            "k = 1",
+            "the cat and the hat",
+            1,
+            {"the", "cat", "and", "hat"},
+            "With k = 1 the shingles are the words.",
+        ),
+        ("text shorter than k", "Breaking news", 5, {"breaking news"}, short),
+        (
+            "exactly k words",
+            "one two three",
+            3,
+            {"one two three"},
+            "A text of exactly k words is one shingle.",
+        ),
+        ("empty text", "", 3, set(), "An empty text has no shingles: return set()."),
+        ("only punctuation", "!!! ...", 2, set(), "After normalising there are no words: return set()."),
+        ("Unicode and case", "Ｔｈｅ ＣＡＴ sat", 2, {"the cat", "cat sat"}, norm),
+    ]
+    return _run("check_word_shingles", func, _shingle_cases(func, hand, word_shingles))
+
+
+def check_char_shingles(func: Callable[[str, int], set[str]]) -> CheckResult:
+    """Check a ``char_shingles(text, k) -> set[str]`` of k-character shingles of normalised text.
+
+    >>> from neardup_lab import char_shingles
+    >>> check_char_shingles(char_shingles).passed
+    PASS check_char_shingles: all 10 cases pass
+    True
+    """
+    norm = "Shingle the normalised text (lower case, punctuation to spaces, single spaces)."
+    hand = [
+        (
+            "Japanese, no spaces",
+            "東京の天気",
+            2,
+            {"東京", "京の", "の天", "天気"},
+            "Every k consecutive characters.",
+        ),
+        ("punctuation removed", "Rain!", 3, {"rai", "ain"}, norm),
+        (
+            "spaces count",
+            "a b",
+            2,
+            {"a ", " b"},
+            "Keep the spaces of the normalised text: they are characters too.",
+        ),
+        (
+            "text shorter than k",
+            "ab",
+            5,
+            {"ab"},
+            "A text shorter than k gives one shingle: the whole normalised text.",
+        ),
+        ("empty text", "", 3, set(), "An empty text has no shingles: return set()."),
+        ("k = 1", "abba", 1, {"a", "b"}, "With k = 1 the shingles are the characters."),
+        (
+            "case and spacing",
+            "Heavy  RAIN",
+            4,
+            {"heav", "eavy", "avy ", "vy r", "y ra", " rai", "rain"},
+            norm,
+        ),
+    ]
+    return _run("check_char_shingles", func, _shingle_cases(func, hand, char_shingles))
+
+
+def check_jaccard(func: Callable[[set, set], float]) -> CheckResult:
+    """Check a ``jaccard(a, b) -> float``: ``len(a & b) / len(a | b)``, and 1.0 for two empty sets.
+
+    >>> from neardup_lab import jaccard
+    >>> check_jaccard(jaccard).passed
+    PASS check_jaccard: all 8 cases pass
+    True
+    """
+    formula = "Divide the size of the intersection by the size of the union: len(a & b) / len(a | b)."
+    hand = [
+        ("half overlap", {"a", "b", "c"}, {"b", "c", "d"}, 0.5, formula),
+        ("identical sets", {"x", "y"}, {"x", "y"}, 1.0, formula),
+        ("disjoint sets", {"a", "b"}, {"c"}, 0.0, formula),
+        ("subset", {"a"}, {"a", "b", "c", "d"}, 0.25, formula),
+        ("one empty set", set(), {"a", "b"}, 0.0, "The union has 2 elements, the intersection none."),
+        (
+            "two empty sets",
+            set(),
+            set(),
+            1.0,
+            "Two empty sets are identical: return 1.0 instead of dividing by zero.",
+        ),
+        ("frozensets", frozenset({"a", "b"}), frozenset({"b"}), 0.5, "Any set type should work."),
+    ]
+    cases = [
+        _Case(name, f"a={_show(a)}, b={_show(b)}", _call(func, a, b), expected, hint=hint)
+        for name, a, b, expected, hint in hand
+    ]
+    a, b = word_shingles(_article(5), 3), word_shingles(replace_words(_article(5), 4, seed=1), 3)
+    cases.append(
+        _Case(
+            "an article and an edited copy",
+            "a=word_shingles(article, 3), b=the same after replacing 4 words",
+            _call(func, a, b),
+            jaccard(a, b),
+            hint=formula,
+        )
+    )
+    return _run("check_jaccard", func, cases)

@@ -1,0 +1,274 @@
+"""Checks for Lab 3: LSH banding."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..corpus import make_corpus
+from ..lsh import _false_negative_area, _false_positive_area, candidate_pairs, optimal_params, s_curve
+from ..minhash import MinHasher
+from ..text import word_shingles
+from ._core import CheckResult, _call, _Case, _run, _same_set, _show
+
+
+def check_s_curve(func: Callable[[float, int, int], float]) -> CheckResult:
+    """Check a ``candidate_probability(s, bands, rows) -> float``: ``1 - (1 - s**rows)**bands``.
+
+    >>> check_s_curve(s_curve).passed
+    PASS check_s_curve: all 8 cases pass
+    True
+    """
+    formula = (
+        "One band of r rows matches with probability s**r; it fails with 1 - s**r; all b bands fail "
+        "with (1 - s**r)**b; so the pair is a candidate with 1 - (1 - s**r)**b."
+    )
+    hand = [
+        ("20 bands of 5 rows, s = 0.5", 0.5, 20, 5, formula),
+        ("s = 0 never", 0.0, 4, 3, "Two signatures with nothing in common never match a band."),
+        ("s = 1 always", 1.0, 4, 3, "Identical signatures match every band."),
+        ("one band of one row", 0.8, 1, 1, "With one band of one row the probability is s itself."),
+        ("many bands, few rows", 0.6, 10, 2, "rows is the exponent of s, bands the exponent of (1 - s**r)."),
+        ("few bands, many rows", 0.6, 2, 10, "rows is the exponent of s, bands the exponent of (1 - s**r)."),
+        ("9 bands of 13 rows, s = 0.9", 0.9, 9, 13, formula),
+        ("50 bands of 2 rows, s = 0.3", 0.3, 50, 2, formula),
+    ]
+    cases = [
+        _Case(name, f"s={s}, bands={b}, rows={r}", _call(func, s, b, r), float(s_curve(s, b, r)), hint=hint)
+        for name, s, b, r, hint in hand
+    ]
+    return _run("check_s_curve", func, cases)
+
+
+def _pairs_judge(expected: set[tuple[int, int]]) -> Callable[[Any], str | None]:
+    def judge(got: Any) -> str | None:
+        if not isinstance(got, (set, frozenset, list, tuple)):
+            return f"return a set of (i, j) pairs, not a {type(got).__name__}"
+        pairs = set()
+        for pair in got:
+            try:
+                i, j = (int(v) for v in pair)
+            except (TypeError, ValueError):
+                return f"{pair!r} is not a pair of indices"
+            if i >= j:
+                return f"pair {pair!r}: write each pair once, as (i, j) with i < j"
+            pairs.add((i, j))
+        return _same_set(pairs, expected)
+
+    return judge
+
+
+def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, int]]]) -> CheckResult:
+    """Check a ``find_candidate_pairs(signatures, bands, rows) -> set[tuple[int, int]]``.
+
+    Rows ``i < j`` of the ``(n, num_perm)`` array are a candidate pair when they
+    agree on all ``rows`` values of at least one band; ``bands * rows`` may be
+    less than ``num_perm`` (the last columns are unused) but not more.
+
+    >>> check_candidate_pairs(candidate_pairs).passed
+    PASS check_candidate_pairs: all 9 cases pass
+    True
+    """
+    tables = (
+        "Keep one hash table per band. The same values in band 0 of one row and band 1 of another "
+        "are not a match: include the band number in the key, or use a separate dict per band."
+    )
+    groups = "Every two rows in the same bucket are a pair: a bucket of three rows gives three pairs."
+    slicing = "Band i covers columns i*rows to (i+1)*rows - 1: sig[i*rows:(i+1)*rows]."
+
+    def arr(rows: list[list[int]]) -> np.ndarray:
+        return np.array(rows, dtype=np.uint32).reshape(len(rows), -1) if rows else np.zeros((0, 4), np.uint32)
+
+    hand = [
+        ("one band matches", [[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], 2, 2, {(0, 1), (0, 2)}, slicing),
+        (
+            "all bands must not be required",
+            [[1, 2, 3, 4], [1, 2, 7, 7]],
+            2,
+            2,
+            {(0, 1)},
+            "One matching band is enough: OR over bands, AND over the rows of a band.",
+        ),
+        ("equal values in different bands", [[1, 2, 3, 4], [3, 4, 1, 2]], 2, 2, set(), tables),
+        (
+            "three equal rows",
+            [[9, 9, 1, 2], [9, 9, 3, 4], [9, 9, 5, 6]],
+            2,
+            2,
+            {(0, 1), (0, 2), (1, 2)},
+            groups,
+        ),
+        ("unused last columns", [[1, 2, 8], [1, 2, 9]], 1, 2, {(0, 1)}, slicing),
+        (
+            "rows differ in the last row of a band",
+            [[1, 2, 3, 4, 5, 6], [1, 2, 0, 4, 5, 0]],
+            2,
+            3,
+            set(),
+            slicing,
+        ),
+        ("a single signature", [[1, 2, 3, 4]], 2, 2, set(), "One row has no partner."),
+    ]
+    cases = [
+        _Case(
+            name,
+            f"signatures=np.array({rows}), bands={b}, rows={r}",
+            _call(func, arr(rows), b, r),
+            expected,
+            judge=_pairs_judge(expected),
+            hint=hint,
+        )
+        for name, rows, b, r, expected, hint in hand
+    ]
+    cases.append(
+        _Case(
+            "bands * rows > num_perm",
+            "signatures of 4 values, bands=3, rows=2",
+            _call(func, arr([[1, 2, 3, 4], [1, 2, 3, 4]]), 3, 2),
+            raises=ValueError,
+            hint="3 bands of 2 rows need 6 values; raise ValueError when bands * rows > signatures.shape[1].",
+        )
+    )
+    docs = make_corpus(30, seed=5, n_words=60).docs
+    sigs = MinHasher(num_perm=32, seed=2).signatures([word_shingles(d, 3) for d in docs])
+    cases.append(
+        _Case(
+            "signatures of a small corpus",
+            f"MinHash signatures (32 values) of {len(docs)} news documents, bands=6, rows=5",
+            _call(func, sigs, 6, 5),
+            candidate_pairs(sigs, 6, 5),
+            judge=_pairs_judge(candidate_pairs(sigs, 6, 5)),
+            hint=tables,
+        )
+    )
+    return _run("check_candidate_pairs", func, cases)
+
+
+def _banding_error(threshold: float, bands: int, rows: int) -> float:
+    return _false_positive_area(threshold, bands, rows) + _false_negative_area(threshold, bands, rows)
+
+
+def _int_pair(got: Any) -> tuple[int, int]:
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise TypeError(f"expected a pair (bands, rows), got {_show(got)}")
+    bands, rows = got
+    for name, v in (("bands", bands), ("rows", rows)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"{name} must be an int, got {v!r}")
+        if v < 1:
+            raise TypeError(f"{name} must be at least 1, got {v}")
+    return int(bands), int(rows)
+
+
+def check_choose_bands_rows(func: Callable[[float, int], tuple[int, int]]) -> CheckResult:
+    """Check a ``choose_bands_rows(threshold, num_perm) -> (bands, rows)``.
+
+    The choice must have ``bands * rows <= num_perm`` and (nearly) the smallest
+    sum of the false-positive area (under the S-curve, left of the threshold)
+    and the false-negative area (above it, right of the threshold).
+
+    >>> check_choose_bands_rows(optimal_params).passed
+    PASS check_choose_bands_rows: all 7 cases pass
+    True
+    """
+    cases = []
+    for threshold, num_perm in ((0.5, 16), (0.8, 128), (0.9, 64), (0.3, 32), (0.7, 100), (0.6, 50), (0.5, 1)):
+        best = optimal_params(threshold, num_perm)
+        best_error = _banding_error(threshold, *best)
+
+        def judge(
+            got: Any, threshold: float = threshold, num_perm: int = num_perm, best_error: float = best_error
+        ):
+            try:
+                bands, rows = _int_pair(got)
+            except TypeError as exc:
+                return str(exc)
+            if bands * rows > num_perm:
+                return f"bands * rows = {bands * rows} is more than num_perm = {num_perm}"
+            error = _banding_error(threshold, bands, rows)
+            if error <= best_error * (1 + 1e-3) + 1e-12:
+                return None
+            return (
+                f"false-positive + false-negative area is {error:.4f}; the best choice has {best_error:.4f}"
+            )
+
+        cases.append(
+            _Case(
+                f"threshold {threshold}, {num_perm} hash functions",
+                f"threshold={threshold}, num_perm={num_perm}",
+                _call(func, threshold, num_perm),
+                shown_expected=f"{best} (or another pair with the same areas)",
+                judge=judge,
+                hint="Try every bands >= 1 and rows >= 1 with bands * rows <= num_perm (not only products "
+                "equal to num_perm); integrate the S-curve numerically from 0 to the threshold (false "
+                "positives) and 1 - S-curve from the threshold to 1 (false negatives), with about 1000 "
+                "points each; keep the pair with the smallest sum.",
+            )
+        )
+    return _run("check_choose_bands_rows", func, cases)
+
+
+def check_target_choice(chosen: Any) -> CheckResult:
+    """Check the answer ``(bands, rows)`` to the lab's design question.
+
+    With at most 100 hash functions, a pair of similarity 0.7 must become a
+    candidate with probability at least 0.95, and a pair of similarity 0.3 with
+    probability at most 0.05.
+
+    >>> check_target_choice((20, 5)).passed
+    PASS check_target_choice: all 3 cases pass
+    True
+    """
+
+    def pair() -> tuple[int, int]:
+        return _int_pair(chosen)
+
+    def at_least(s: float, p_min: float) -> Callable[[Any], str | None]:
+        def judge(got: tuple[int, int]) -> str | None:
+            p = s_curve(s, *got)
+            return None if p >= p_min else f"with {got[0]} bands of {got[1]} rows the probability is {p:.4f}"
+
+        return judge
+
+    def at_most(s: float, p_max: float) -> Callable[[Any], str | None]:
+        def judge(got: tuple[int, int]) -> str | None:
+            p = s_curve(s, *got)
+            return None if p <= p_max else f"with {got[0]} bands of {got[1]} rows the probability is {p:.4f}"
+
+        return judge
+
+    shown = f"chosen={_show(chosen)}"
+    search = (
+        "Loop over all (bands, rows) with bands * rows <= 100 and print those that meet both "
+        "conditions, using your candidate_probability."
+    )
+    cases = [
+        _Case(
+            "at most 100 hash functions",
+            shown,
+            pair,
+            shown_expected="bands * rows <= 100",
+            judge=lambda got: None if got[0] * got[1] <= 100 else f"bands * rows = {got[0] * got[1]}",
+            hint="Each band uses rows values of the signature.",
+        ),
+        _Case(
+            "similarity 0.7 found with probability >= 0.95",
+            shown,
+            pair,
+            shown_expected="candidate_probability(0.7, bands, rows) >= 0.95",
+            judge=at_least(0.7, 0.95),
+            hint="More bands (or fewer rows) raise the curve. " + search,
+        ),
+        _Case(
+            "similarity 0.3 found with probability <= 0.05",
+            shown,
+            pair,
+            shown_expected="candidate_probability(0.3, bands, rows) <= 0.05",
+            judge=at_most(0.3, 0.05),
+            hint="More rows per band lower the curve for dissimilar pairs. " + search,
+        ),
+    ]
+    return _run("check_target_choice", chosen, cases)
