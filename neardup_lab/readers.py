@@ -298,6 +298,16 @@ def _describe_json(value: object) -> str:
     return names.get(type(value), "a number")
 
 
+def _sized_record(shown: str, line: int, text: str, max_bytes: int) -> Document | Problem:
+    """The record at ``shown:line`` as a Document, or a Problem when it is over ``max_bytes``."""
+    size = _text_size_over(text, max_bytes)
+    if size is not None:
+        return Problem(
+            shown, line, "too-large", f"{size} bytes is over the limit of {max_bytes}; {_limit_hint()}"
+        )
+    return Document(f"{shown}:{line}", text, shown, line)
+
+
 def _iter_jsonl(
     path: str, field_name: str, encoding: str, max_bytes: int
 ) -> Iterator[Document | Problem | _Blank]:
@@ -352,16 +362,7 @@ def _iter_jsonl(
                     f"field {field_name!r} holds {_describe_json(text)}, not a string",
                 )
                 continue
-            size = _text_size_over(text, max_bytes)
-            if size is not None:
-                yield Problem(
-                    shown,
-                    number,
-                    "too-large",
-                    f"{size} bytes is over the limit of {max_bytes}; {_limit_hint()}",
-                )
-                continue
-            yield Document(f"{shown}:{number}", text, shown, number)
+            yield _sized_record(shown, number, text, max_bytes)
     except OSError as err:
         yield Problem(shown, None, "unreadable", f"reading stopped part way ({err.strerror or err})")
     finally:
@@ -460,16 +461,7 @@ def _iter_csv(
                     "save the file as UTF-8 or pass --encoding",
                 )
                 continue
-            size = _text_size_over(value, max_bytes)
-            if size is not None:
-                yield Problem(
-                    shown,
-                    start,
-                    "too-large",
-                    f"{size} bytes is over the limit of {max_bytes}; {_limit_hint()}",
-                )
-                continue
-            yield Document(f"{shown}:{start}", value, shown, start)
+            yield _sized_record(shown, start, value, max_bytes)
     except OSError as err:
         yield Problem(shown, None, "unreadable", f"reading stopped part way ({err.strerror or err})")
     finally:
