@@ -1,0 +1,46 @@
+"""Refactors must not change bits: signatures, candidates, clusters and keepers are pinned.
+
+The digests below were taken before the kernels were shared between entry points;
+a change to any of them means an answer changed, not only the code.
+"""
+
+import hashlib
+import json
+
+import pytest
+
+from neardup_lab import MinHasher, candidate_pair_array, dedup, make_corpus, shingle_id_batch
+
+PINNED_CLUSTERS = {
+    ("multiply-shift", "word"): "bf03f46aeae00d94",
+    ("multiply-shift", "char"): "2f9993a2aab6438a",
+    ("mod-prime", "word"): "bf03f46aeae00d94",
+    ("mod-prime", "char"): "e5d053fa6b10fdc3",
+    ("one-permutation", "word"): "bf03f46aeae00d94",
+    ("one-permutation", "char"): "6364bb0a76fa45b6",
+}
+PINNED_SIGNATURES = "9d55e6191f55217e"
+PINNED_CANDIDATES = "75867529d831a0bb"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@pytest.fixture(scope="module")
+def docs() -> list[str]:
+    return make_corpus(600, seed=11)[0]
+
+
+@pytest.mark.parametrize("scheme, shingle", sorted(PINNED_CLUSTERS))
+def test_clusters_and_keepers_are_pinned(docs: list[str], scheme: str, shingle: str) -> None:
+    k = 5 if shingle == "word" else 7
+    result = dedup(docs, threshold=0.7, num_perm=64, k=k, shingle=shingle, scheme=scheme, seed=5)
+    got = _digest(json.dumps([result.clusters, result.keepers]).encode())
+    assert got == PINNED_CLUSTERS[scheme, shingle]
+
+
+def test_signatures_and_candidates_are_pinned(docs: list[str]) -> None:
+    signatures = MinHasher(64, seed=5).signatures(shingle_id_batch(docs, 5))
+    assert _digest(signatures.tobytes()) == PINNED_SIGNATURES
+    assert _digest(candidate_pair_array(signatures, 8, 8).tobytes()) == PINNED_CANDIDATES
