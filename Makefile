@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit notebooks build-book browser labs clean
+.PHONY: book test lint unit notebooks notebooks-simd build-book browser labs clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
-test: $(STAMP) lint unit notebooks build-book browser
+test: $(STAMP) lint unit notebooks notebooks-simd build-book browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -26,6 +26,18 @@ unit: $(STAMP)
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(NBVAL) book labs/solutions
+
+# The notebooks again, with numpy's SIMD dispatch switched off (tools/simd_features.py
+# picks the features this CPU has), so that no stored output depends on the CPU's float bits.
+notebooks-simd: $(STAMP)
+	@features="$$($(BIN)/python tools/simd_features.py)" || exit 1; \
+	if [ -z "$$features" ]; then \
+		echo "notebooks-simd: SKIPPED, this CPU offers numpy no second SIMD dispatch (see above)"; \
+		exit 0; \
+	fi; \
+	echo "notebooks-simd: NPY_DISABLE_CPU_FEATURES=\"$$features\""; \
+	NPY_DISABLE_CPU_FEATURES="$$features" \
+		$(BIN)/python -m pytest -q -n 2 --dist loadfile $(NBVAL) book labs/solutions
 
 build-book: $(STAMP)
 	rm -rf _build/html _build/.doctrees
