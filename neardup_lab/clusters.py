@@ -14,6 +14,8 @@ __all__ = [
     "clusters_from_pair_array",
     "choose_keepers",
     "KEEPER_POLICIES",
+    "roots",
+    "join_roots",
 ]
 
 KEEPER_POLICIES = ("first", "longest")
@@ -117,6 +119,53 @@ def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
     groups = np.split(order, bounds) if n else []
     groups.sort(key=lambda g: g[0])
     return [g.tolist() for g in groups]
+
+
+def roots(parent: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Representatives of ``members`` in an array union-find, compressing their paths.
+
+    ``parent[x] == x`` marks a representative. The array form of
+    :meth:`UnionFind.find`, for many elements in one numpy pass.
+
+    >>> parent = np.array([0, 0, 1, 3])
+    >>> roots(parent, np.array([2, 3])).tolist(), parent.tolist()
+    ([0, 3], [0, 0, 0, 3])
+    """
+    members = np.asarray(members, dtype=np.int64)
+    found = parent[members]
+    while True:
+        up = parent[found]
+        if np.array_equal(up, found):
+            break
+        found = up
+    parent[members] = found
+    return found
+
+
+def join_roots(parent: np.ndarray, pairs: np.ndarray) -> None:
+    """Merge the sets of every pair ``(a, b)`` in an array union-find, in place.
+
+    The array form of :meth:`UnionFind.union` for many pairs at once: the
+    connected components of the pairs' representatives are found with scipy,
+    and each component's representatives point to its smallest one.
+
+    >>> parent = np.arange(5)
+    >>> join_roots(parent, np.array([[3, 4], [4, 1]]))
+    >>> roots(parent, np.arange(5)).tolist()
+    [0, 1, 2, 1, 1]
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if not len(pairs):
+        return
+    ends = roots(parent, pairs.ravel()).reshape(-1, 2)
+    nodes, local = np.unique(ends, return_inverse=True)
+    local = local.reshape(-1, 2)
+    ones = np.ones(len(local), dtype=np.int8)
+    graph = coo_matrix((ones, (local[:, 0], local[:, 1])), shape=(len(nodes), len(nodes)))
+    _, labels = connected_components(graph, directed=False)
+    smallest = np.full(labels.max() + 1, len(parent), dtype=np.int64)
+    np.minimum.at(smallest, labels, nodes)
+    parent[nodes] = smallest[labels]
 
 
 def choose_keepers(

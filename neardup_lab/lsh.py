@@ -9,13 +9,15 @@ probability ``1 - (1 - s**rows)**bands``: the S-curve.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from scipy.integrate import quad
 
 from .hashing import splitmix64
+from .validate import positive_int
 
 __all__ = [
     "s_curve",
@@ -24,25 +26,30 @@ __all__ = [
     "LSHIndex",
     "candidate_pairs",
     "candidate_pair_array",
+    "check_banding",
+    "band_hashes",
+    "band_groups",
+    "BandGroups",
+    "pairs_in_groups",
 ]
 
 
-def _positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
+def check_banding(bands: object, rows: object, num_perm: int | None = None) -> tuple[int, int]:
+    """``(bands, rows)`` as positive ints whose product fits in ``num_perm``, or an error.
 
-
-def _check_banding(bands: object, rows: object, num_perm: int | None = None) -> tuple[int, int]:
-    bands, rows = _positive_int(bands, "bands"), _positive_int(rows, "rows")
+    >>> check_banding(16, 8, 128)
+    (16, 8)
+    """
+    bands, rows = positive_int(bands, "bands"), positive_int(rows, "rows")
     if num_perm is not None and bands * rows > num_perm:
         raise ValueError(
             f"bands * rows = {bands} * {rows} = {bands * rows} exceeds num_perm = "
             f"{num_perm}; use fewer bands or rows, or longer signatures"
         )
     return bands, rows
+
+
+_check_banding = check_banding  # old name, until every module uses the new one
 
 
 def s_curve(s: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
@@ -55,7 +62,7 @@ def s_curve(s: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
     >>> s_curve(np.array([0.0, 1.0]), 20, 5)
     array([0., 1.])
     """
-    bands, rows = _check_banding(bands, rows)
+    bands, rows = check_banding(bands, rows)
     arr = np.asarray(s, dtype=float)
     if np.any((arr < 0) | (arr > 1)) or np.any(np.isnan(arr)):
         raise ValueError(f"similarities must lie in [0, 1], got {s!r:.80}")
@@ -69,7 +76,7 @@ def approx_threshold(bands: int, rows: int) -> float:
     >>> round(approx_threshold(20, 5), 3)
     0.549
     """
-    bands, rows = _check_banding(bands, rows)
+    bands, rows = check_banding(bands, rows)
     return (1.0 / bands) ** (1.0 / rows)
 
 
@@ -114,7 +121,7 @@ def optimal_params(
     """
     if not isinstance(threshold, (int, float)) or not 0.0 < threshold < 1.0:
         raise ValueError(f"threshold must be a number strictly between 0 and 1, got {threshold!r}")
-    num_perm = _positive_int(num_perm, "num_perm")
+    num_perm = positive_int(num_perm, "num_perm")
     weights = (false_positive_weight, false_negative_weight)
     if any(not isinstance(w, (int, float)) or w < 0 for w in weights) or sum(weights) == 0:
         raise ValueError(f"weights must be non-negative numbers, not both zero; got {weights}")
@@ -123,6 +130,9 @@ def optimal_params(
 
 class LSHIndex:
     """Band tables for query and insert of signatures, one table per band.
+
+    Tables are keyed by :func:`band_hashes`: two different bands share a key
+    with chance 2**-64, and every candidate is verified anyway.
 
     >>> from neardup_lab import MinHasher
     >>> h = MinHasher(num_perm=16)
@@ -133,8 +143,8 @@ class LSHIndex:
     """
 
     def __init__(self, bands: int, rows: int) -> None:
-        self.bands, self.rows = _check_banding(bands, rows)
-        self._tables: list[dict[bytes, list[Hashable]]] = [defaultdict(list) for _ in range(self.bands)]
+        self.bands, self.rows = check_banding(bands, rows)
+        self._tables: list[dict[int, list[Hashable]]] = [defaultdict(list) for _ in range(self.bands)]
         self._keys: set[Hashable] = set()
         self._shape: tuple[int, ...] | None = None
         self._dtype: np.dtype | None = None
@@ -145,18 +155,17 @@ class LSHIndex:
     def __contains__(self, key: object) -> bool:
         return key in self._keys
 
-    def _band_keys(self, signature: np.ndarray) -> list[bytes]:
+    def _band_keys(self, signature: np.ndarray) -> list[int]:
         sig = np.asarray(signature)
         if sig.ndim != 1:
             raise ValueError(f"expected one signature of shape (num_perm,), got shape {sig.shape}")
-        _check_banding(self.bands, self.rows, sig.shape[0])
+        check_banding(self.bands, self.rows, sig.shape[0])
         if self._shape is not None and (sig.shape != self._shape or sig.dtype != self._dtype):
             raise ValueError(
                 f"signature of shape {sig.shape} and dtype {sig.dtype} does not match "
                 f"the index's {self._shape} {self._dtype}; sign with the same MinHasher"
             )
-        r = self.rows
-        return [sig[i * r : (i + 1) * r].tobytes() for i in range(self.bands)]
+        return band_hashes(sig[None, :], self.bands, self.rows)[0].tolist()
 
     def insert(self, key: Hashable, signature: np.ndarray) -> None:
         """Add ``signature`` under ``key``; a key may be inserted once.
@@ -192,51 +201,75 @@ def _check_signature_matrix(signatures: np.ndarray, bands: int, rows: int) -> np
     sigs = np.asarray(signatures)
     if sigs.ndim != 2:
         raise ValueError(f"signatures must be an (n, num_perm) array, got shape {sigs.shape}")
-    _check_banding(bands, rows, sigs.shape[1])
+    check_banding(bands, rows, sigs.shape[1])
     return sigs
 
 
-def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """All candidate pairs as a sorted ``(m, 2)`` int64 array with ``i < j``.
+def band_hashes(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """One 64-bit key per document and band: shape ``(n, bands)``, uint64.
 
-    Rows whose band values are identical are grouped by sorting, band by
-    band, so equal values in different bands never collide.
+    The ``rows`` values of a band are folded into a hash seeded by the band
+    number, so equal values in different bands give different keys. Every
+    banded structure (candidate pairs, :class:`LSHIndex`, the saved index, the
+    Dask shuffle) keys its tables by these; equal keys are then confirmed value
+    by value where exactness matters.
 
-    >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
-    >>> candidate_pair_array(sigs, bands=2, rows=2).tolist()
-    [[0, 1], [0, 2]]
+    >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0]], dtype=np.uint32)
+    >>> keys = band_hashes(sigs, bands=2, rows=2)
+    >>> bool(keys[0, 0] == keys[1, 0]), bool(keys[0, 1] == keys[1, 1])
+    (True, False)
     """
     sigs = _check_signature_matrix(signatures, bands, rows)
-    n = sigs.shape[0]
-    bands_slices = (sigs[:, band * rows : (band + 1) * rows] for band in range(bands))
-    codes = np.unique(np.concatenate([_pairs_in_groups(_band_groups(block)) for block in bands_slices]))
-    width = max(n, 1)
-    return np.stack([codes // width, codes % width], axis=1).astype(np.int64)
-
-
-def _band_groups(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sort rows of one band so equal rows are adjacent; return (order, group starts).
-
-    Rows are sorted by a 64-bit hash of their values, then adjacent rows are
-    compared value by value, so a group holds only truly equal rows.
-    """
-    key = np.zeros(block.shape[0], dtype=np.uint64)
+    out = np.empty((sigs.shape[0], bands), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for column in block.T:
-            key *= np.uint64(0x9E3779B97F4A7C15)
-            key += column
-    key = splitmix64(key)
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    same_as_previous = sorted_key[1:] == sorted_key[:-1]
-    maybe = np.flatnonzero(same_as_previous)  # few: confirm these value by value
-    same_as_previous[maybe] = (block[order[maybe + 1]] == block[order[maybe]]).all(axis=1)
-    starts = np.flatnonzero(np.r_[True, ~same_as_previous])
-    return order, starts
+        for band in range(bands):
+            key = np.full(sigs.shape[0], band, dtype=np.uint64)
+            for column in sigs[:, band * rows : (band + 1) * rows].T:
+                key *= np.uint64(0x9E3779B97F4A7C15)
+                key += column
+            out[:, band] = splitmix64(key)
+    return out
 
 
-def _pairs_in_groups(groups: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Every pair within every group, encoded as ``i * n + j`` with ``i < j``."""
+class BandGroups(NamedTuple):
+    """Documents of one band sorted so that equal band values are adjacent.
+
+    ``order``: document indices; ``starts``: where each group of equal values
+    begins in ``order`` (groups of one included).
+    """
+
+    order: np.ndarray
+    starts: np.ndarray
+
+
+def band_groups(signatures: np.ndarray, bands: int, rows: int) -> Iterator[BandGroups]:
+    """For each band in turn, the groups of documents whose band values are identical.
+
+    Documents are sorted by :func:`band_hashes`, then neighbours with equal keys
+    are compared value by value, so a group holds only truly equal bands.
+
+    >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
+    >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
+    [[0, 2], [0, 2]]
+    """
+    sigs = _check_signature_matrix(signatures, bands, rows)
+    keys = band_hashes(sigs, bands, rows)
+    for band in range(bands):
+        block = sigs[:, band * rows : (band + 1) * rows]
+        order = np.argsort(keys[:, band], kind="stable")
+        sorted_key = keys[order, band]
+        same_as_previous = sorted_key[1:] == sorted_key[:-1]
+        maybe = np.flatnonzero(same_as_previous)  # few: confirm these value by value
+        same_as_previous[maybe] = (block[order[maybe + 1]] == block[order[maybe]]).all(axis=1)
+        yield BandGroups(order, np.flatnonzero(np.r_[True, ~same_as_previous]))
+
+
+def pairs_in_groups(groups: BandGroups) -> np.ndarray:
+    """Every pair ``(i, j)``, ``i < j``, within every group: an ``(m, 2)`` int64 array.
+
+    >>> pairs_in_groups(BandGroups(np.array([2, 0, 1]), np.array([0, 2]))).tolist()
+    [[0, 2]]
+    """
     order, starts = groups
     n = len(order)
     sizes = np.diff(np.r_[starts, n])
@@ -246,7 +279,22 @@ def _pairs_in_groups(groups: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     left = np.repeat(np.arange(n), partners)
     step = np.arange(len(left)) - np.repeat(np.cumsum(partners) - partners, partners)
     a, b = order[left], order[left + 1 + step]
-    return np.minimum(a, b).astype(np.int64) * n + np.maximum(a, b)
+    return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
+
+
+def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """All candidate pairs as a sorted ``(m, 2)`` int64 array with ``i < j``.
+
+    The pairs within the groups of :func:`band_groups`, over all bands, each once.
+
+    >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
+    >>> candidate_pair_array(sigs, bands=2, rows=2).tolist()
+    [[0, 1], [0, 2]]
+    """
+    width = max(np.shape(signatures)[0], 1)
+    codes = [p[:, 0] * width + p[:, 1] for p in map(pairs_in_groups, band_groups(signatures, bands, rows))]
+    unique = np.unique(np.concatenate(codes)) if codes else np.empty(0, dtype=np.int64)
+    return np.stack([unique // width, unique % width], axis=1).astype(np.int64)
 
 
 def candidate_pairs(signatures: np.ndarray, bands: int, rows: int) -> set[tuple[int, int]]:

@@ -33,6 +33,7 @@ import numpy as np
 
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
+from .validate import positive_int
 
 __all__ = [
     "MinHasher",
@@ -53,6 +54,8 @@ _SCHEME_DTYPES = {
     "small-affine": np.uint64,
     "one-permutation": np.uint32,
 }
+#: Longest signature accepted: 32 KiB per document, and choosing its banding still takes seconds.
+MAX_NUM_PERM = 8192
 # How many (shingle, hash function) values to materialise per numpy call.
 _BLOCK_CELLS = 1 << 17
 # The exact mod-prime arithmetic makes many temporaries: smaller blocks stay in cache.
@@ -139,10 +142,7 @@ class MinHasher:
     """
 
     def __init__(self, num_perm: int = 128, seed: int = 1, scheme: str = "multiply-shift") -> None:
-        if isinstance(num_perm, bool) or not isinstance(num_perm, int):
-            raise TypeError(f"num_perm must be an int, got {type(num_perm).__name__} {num_perm!r}")
-        if num_perm <= 0:
-            raise ValueError(f"num_perm must be positive, got {num_perm}")
+        num_perm = positive_int(num_perm, "num_perm", MAX_NUM_PERM)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
         if not 0 <= seed < 2**64:

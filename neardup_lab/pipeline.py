@@ -5,50 +5,62 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import repeat
+from typing import NamedTuple
 
 import numpy as np
 import xxhash
 from tqdm import tqdm
 
-from .clusters import KEEPER_POLICIES, choose_keepers, clusters_from_pair_array
+from .clusters import choose_keepers, clusters_from_pair_array
 from .fastpath import hash_token_lists, ngram_ids
 from .hashing import hash_shingles
-from .lsh import _check_banding, candidate_pair_array, optimal_params
-from .minhash import MinHasher, _check_bits, bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from .text import _separator_table, _tokens, char_shingles, normalize
+from .lsh import BandGroups, band_groups
+from .minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
+from .settings import RECALL_WEIGHTS, Settings
+from .text import _separator_table, char_shingles, words
+from .verify import IdSets, jaccard_of_pairs, pack_id_sets, verified_edges
 
-__all__ = ["DedupResult", "dedup", "exact_groups", "RECALL_WEIGHTS"]
+__all__ = [
+    "DedupResult",
+    "dedup",
+    "prepare",
+    "Prepared",
+    "exact_key",
+    "exact_groups",
+    "check_documents",
+    "keep_verified",
+    "looks_unspaced",
+    "RECALL_WEIGHTS",
+]
 
-SHINGLE_KINDS = ("word", "char")
-VERIFIERS = ("exact", "estimate", "none")
 _CHUNK = 2000  # documents per unit of work
-#: Default (false positive, false negative) weights for choosing bands and rows. Every
-#: candidate is verified, so a false positive costs only a check while a false negative
-#: loses a duplicate for good: the default bends the S-curve below the threshold.
-RECALL_WEIGHTS = (0.05, 0.95)
 
 
 @dataclass
 class DedupResult:
     """What :func:`dedup` found.
 
-    ``pairs``: verified near-duplicate pairs ``(i, j)``, ``i < j``; an exact
-    copy appears as the pair (first copy, this copy).
     ``clusters``: sorted lists of indices, every document in exactly one.
     ``keepers``: one index per cluster, in cluster order.
-    ``stats``: per stage, counts and seconds.
-    ``params``: every setting that shaped the result.
+    ``copies``: pairs ``(first, copy)`` of documents equal after normalisation.
+    ``pairs``: near-duplicate pairs ``(i, j)``, ``i < j``, that verification kept;
+    with the copies they join every cluster (a pair whose two documents were
+    already joined is not checked, so not every similar pair is listed).
+    ``settings``: every setting that shaped the result.
+    ``stats``: per stage, counts and seconds (ignored by ``==``).
     """
 
     pairs: list[tuple[int, int]]
     clusters: list[list[int]]
     keepers: list[int]
-    stats: dict[str, dict[str, float]] = field(default_factory=dict)
-    params: dict = field(default_factory=dict)
+    copies: list[tuple[int, int]] = field(default_factory=list)
+    settings: Settings = field(default_factory=Settings)
+    stats: dict[str, dict[str, float]] = field(default_factory=dict, compare=False)
 
     @property
     def removed(self) -> list[int]:
@@ -56,9 +68,19 @@ class DedupResult:
         keep = set(self.keepers)
         return sorted(i for c in self.clusters for i in c if i not in keep)
 
+    @property
+    def params(self) -> dict:
+        """The settings as a plain dict (see :attr:`settings`)."""
+        return self.settings.to_dict()
 
-def _exact_key(normalized: str) -> bytes:
-    return xxhash.xxh3_128_digest(normalized.encode("utf-8", "surrogatepass"))
+
+def exact_key(tokens: Sequence[str]) -> bytes:
+    """The exact-copy key of a normalised text given as its words: 128 bits of XXH3.
+
+    >>> exact_key(words("Rain today.")) == exact_key(words("rain   TODAY"))
+    True
+    """
+    return xxhash.xxh3_128_digest(" ".join(tokens).encode("utf-8", "surrogatepass"))
 
 
 def exact_groups(docs: Sequence[str]) -> list[int]:
@@ -68,103 +90,114 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
     [0, 0, 2]
     """
     first: dict[bytes, int] = {}
-    return [first.setdefault(_exact_key(normalize(d)), i) for i, d in enumerate(docs)]
+    return [first.setdefault(exact_key(words(d)), i) for i, d in enumerate(docs)]
 
 
-@dataclass
-class _Prepared:
-    """Per-document results of the parallel stage, for one chunk of documents."""
+class Prepared(NamedTuple):
+    """Documents ready to band and verify: exact keys, shingle id sets, signatures.
+
+    ``signatures`` has one row per document; rows of exact copies of an earlier
+    document (within the chunk) are not signed and hold the empty value.
+    """
 
     keys: list[bytes]
-    ids: np.ndarray  # shingle ids, all documents concatenated (repeats possible)
-    counts: np.ndarray  # ids per document
+    sets: IdSets
     signatures: np.ndarray
 
 
-def _prepare(docs: Sequence[str], k: int, shingle: str, hasher_params: dict) -> _Prepared:
-    """Exact keys, shingle ids and signatures of a chunk of documents."""
-    hasher = MinHasher(**hasher_params)
-    tokens = [_tokens(d) for d in docs]
-    keys = [_exact_key(" ".join(t)) for t in tokens]
-    if shingle == "word":
-        ids, id_counts = ngram_ids(*hash_token_lists(tokens), k)
+def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
+    """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
+
+    Words come from :func:`~neardup_lab.text.words`; word shingle ids from
+    :mod:`~neardup_lab.fastpath` (char shingles through
+    :func:`~neardup_lab.hashing.hash_shingles`); signatures from
+    :meth:`~neardup_lab.minhash.MinHasher.signatures_flat`, for the first copy of
+    each normalised text only.
+
+    >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
+    >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
+    (True, [0, 2, 4, 5])
+    """
+    tokens = [words(d) for d in docs]
+    keys = [exact_key(t) for t in tokens]
+    if settings.shingle == "word":
+        ids, counts = ngram_ids(*hash_token_lists(tokens), settings.k)
     else:
-        per_doc = [hash_shingles(char_shingles(" ".join(t), k)) for t in tokens]
-        id_counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
+        per_doc = [hash_shingles(char_shingles(" ".join(t), settings.k)) for t in tokens]
+        counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
         ids = np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)
-    return _Prepared(keys, ids, id_counts, hasher.signatures_flat(ids, id_counts))
+    sets = pack_id_sets(ids, counts)
+    first: dict[bytes, int] = {}
+    signed = np.array([first.setdefault(key, i) == i for i, key in enumerate(keys)], dtype=bool)
+    hasher = settings.hasher()
+    signatures = np.full((len(docs), hasher.num_perm), empty_value(hasher.scheme), dtype=hasher.dtype)
+    if signed.any():
+        starts, ends = sets.offsets[:-1][signed], sets.offsets[1:][signed]
+        lengths = ends - starts
+        within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        signatures[signed] = hasher.signatures_flat(sets.ids[np.repeat(starts, lengths) + within], lengths)
+    return Prepared(keys, sets, signatures)
 
 
-def _prepare_all(
-    docs: Sequence[str], k: int, shingle: str, hasher: MinHasher, n_jobs: int, progress: bool
-) -> _Prepared:
+def _prepare_all(docs: Sequence[str], settings: Settings, n_jobs: int, progress: bool) -> Prepared:
     chunks = [docs[i : i + _CHUNK] for i in range(0, len(docs), _CHUNK)]
     bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
-    parts: list[_Prepared] = []
+    parts: list[Prepared] = []
     _separator_table()  # build the Unicode table once here, so forked workers inherit it
     if n_jobs == 1 or len(chunks) <= 1:
         for chunk in chunks:
-            parts.append(_prepare(chunk, k, shingle, hasher.params))
+            parts.append(prepare(chunk, settings))
             bar.update(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-            results = pool.map(_prepare, chunks, repeat(k), repeat(shingle), repeat(hasher.params))
-            for chunk, part in zip(chunks, results):
+            for chunk, part in zip(chunks, pool.map(prepare, chunks, repeat(settings))):
                 parts.append(part)
                 bar.update(len(chunk))
     bar.close()
-    return _join(parts, hasher)
+    return _join(parts, settings)
 
 
-def _join(parts: list[_Prepared], hasher: MinHasher) -> _Prepared:
+def _join(parts: list[Prepared], settings: Settings) -> Prepared:
     """Concatenate chunk results, releasing each chunk once copied (peak: total + one chunk)."""
     n_docs = sum(len(p.keys) for p in parts)
-    joined = _Prepared(
-        keys=[],
-        ids=np.empty(sum(len(p.ids) for p in parts), dtype=np.uint64),
-        counts=np.empty(n_docs, dtype=np.int64),
-        signatures=np.empty((n_docs, hasher.num_perm), dtype=hasher.dtype),
-    )
+    hasher = settings.hasher()
+    keys: list[bytes] = []
+    ids = np.empty(sum(len(p.sets.ids) for p in parts), dtype=np.uint64)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    signatures = np.empty((n_docs, hasher.num_perm), dtype=hasher.dtype)
     at_id = at_doc = 0
     parts.reverse()  # pop from the end: the original order, without shifting the list
     while parts:
         part = parts.pop()
-        joined.keys.extend(part.keys)
-        joined.ids[at_id : at_id + len(part.ids)] = part.ids
-        joined.counts[at_doc : at_doc + len(part.keys)] = part.counts
-        joined.signatures[at_doc : at_doc + len(part.keys)] = part.signatures
-        at_id, at_doc = at_id + len(part.ids), at_doc + len(part.keys)
-    return joined
+        size = len(part.keys)
+        keys.extend(part.keys)
+        ids[at_id : at_id + len(part.sets.ids)] = part.sets.ids
+        offsets[at_doc + 1 : at_doc + size + 1] = part.sets.offsets[1:] + at_id
+        signatures[at_doc : at_doc + size] = part.signatures
+        at_id, at_doc = at_id + len(part.sets.ids), at_doc + size
+    return Prepared(keys, IdSets(ids, offsets), signatures)
 
 
-def _exact_jaccard(pairs: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Exact Jaccard of each pair of documents, from their (repeated) shingle ids."""
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    distinct: dict[int, np.ndarray] = {}
+def check_documents(docs: object) -> Sequence[str]:
+    """``docs`` if it is a sequence of str; otherwise a TypeError that says what to pass.
 
-    def shingles_of(doc: int) -> np.ndarray:
-        if doc not in distinct:
-            distinct[doc] = np.unique(ids[starts[doc] : starts[doc] + counts[doc]])
-        return distinct[doc]
-
-    out = np.empty(len(pairs))
-    for n, (a, b) in enumerate(pairs.tolist()):
-        sa, sb = shingles_of(a), shingles_of(b)
-        found = np.searchsorted(sa, sb)  # both sorted and distinct
-        inter = int(np.count_nonzero(sa[np.minimum(found, len(sa) - 1)] == sb)) if len(sa) else 0
-        union = len(sa) + len(sb) - inter
-        out[n] = inter / union if union else 1.0
-    return out
-
-
-def _check_docs(docs: Sequence[str]) -> None:
+    >>> check_documents({"a": 1})
+    Traceback (most recent call last):
+        ...
+    TypeError: documents must be a list (or other sequence) of str, got dict; for a dict use list(d.values())
+    """
     if isinstance(docs, (str, bytes)):
         raise TypeError(
             f"dedup needs a sequence of documents, got a single {type(docs).__name__}; wrap it in a list"
         )
+    if not isinstance(docs, Sequence):
+        hint = "for a dict use list(d.values())" if isinstance(docs, dict) else "pass list(docs)"
+        got = type(docs).__name__
+        raise TypeError(f"documents must be a list (or other sequence) of str, got {got}; {hint}")
     for i, doc in enumerate(docs):
         if not isinstance(doc, str):
             raise TypeError(f"document {i} is {type(doc).__name__}, not str: {doc!r:.60}")
+    return docs
 
 
 def _check_jobs(n_jobs: object) -> int:
@@ -184,48 +217,42 @@ class _Clock:
         self._start = now
 
 
-def check_settings(
-    threshold: float,
-    num_perm: int,
-    shingle: str,
-    bands: int | None,
-    rows: int | None,
-    scheme: str,
-    seed: int,
-    verify: str,
-    keeper: str,
-    bbits: int | None,
-) -> tuple[MinHasher, int, int]:
-    """Validate :func:`dedup`'s settings; return the hasher and the banding to use.
+def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
+    """True when word shingles are asked for but most documents are one long "word".
 
-    Shared by every implementation of the pipeline so they refuse the same
-    settings with the same messages and choose the same default banding.
+    Text in scripts written without spaces (Chinese, Japanese, Thai) becomes
+    one token per sentence, and word shingles then miss near-duplicates:
+    ``shingle="char"`` is the setting for it.
 
-    >>> hasher, bands, rows = check_settings(0.8, 128, "word", None, None, "multiply-shift", 1,
-    ...                                      "exact", "first", None)
-    >>> (bands, rows)
-    (16, 8)
+    >>> looks_unspaced(["今日は雨が降っています。", "明日は晴れるでしょう。"], Settings())
+    True
     """
-    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    if shingle not in SHINGLE_KINDS:
-        raise ValueError(f"shingle must be one of {SHINGLE_KINDS}, got {shingle!r}")
-    if verify not in VERIFIERS:
-        raise ValueError(f"verify must be one of {VERIFIERS}, got {verify!r}")
-    if keeper not in KEEPER_POLICIES:
-        raise ValueError(f"unknown keeper policy {keeper!r}; choose one of {KEEPER_POLICIES}")
-    hasher = MinHasher(num_perm=num_perm, seed=seed, scheme=scheme)
-    if bands is None and rows is None:
-        bands, rows = optimal_params(min(threshold, 0.99), num_perm, *RECALL_WEIGHTS)
-    elif bands is None or rows is None:
-        raise ValueError("give both bands and rows, or neither to use optimal_params")
-    bands, rows = _check_banding(bands, rows, num_perm)
-    if bbits is not None and _check_bits(bbits) < 8:
-        raise ValueError(
-            f"bbits={bbits} is too few for banding: with {rows} rows a band of unrelated documents "
-            f"matches by chance with probability 2**-{bbits * rows}; use bbits >= 8"
-        )
-    return hasher, bands, rows
+    if settings.shingle != "word" or not docs:
+        return False
+    sample = docs[:: max(1, len(docs) // 200)]
+    single = [d for d in sample if len(d) >= 8 and len(words(d)) <= 1]
+    return 2 * len(single) > len(sample)
+
+
+def keep_verified(settings: Settings, prepared: Prepared) -> Callable[[np.ndarray], np.ndarray]:
+    """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
+
+    >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
+    >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
+    [True]
+    """
+    if settings.verify == "exact":
+        return lambda pairs: jaccard_of_pairs(prepared.sets, pairs) >= settings.threshold
+    if settings.verify == "none":
+        return lambda pairs: np.ones(len(pairs), dtype=bool)
+    sigs, bbits = prepared.signatures, settings.bbits
+
+    def estimate(pairs: np.ndarray) -> np.ndarray:
+        left, right = sigs[pairs[:, 0]], sigs[pairs[:, 1]]
+        found = estimate_jaccard(left, right) if bbits is None else estimate_jaccard_bbit(left, right, bbits)
+        return np.asarray(found) >= settings.threshold
+
+    return estimate
 
 
 def dedup(
@@ -247,37 +274,49 @@ def dedup(
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
-    Stages: every document is normalised, given an exact-copy key, shingled
-    (word or char ``k``-shingles, as ids) and signed, in ``n_jobs`` processes
-    (-1: all cores; the answer does not depend on it). Documents equal after
-    :func:`~neardup_lab.text.normalize` are grouped by their key and one representative of each
-    group goes on; banding proposes candidate pairs; ``verify="exact"`` keeps
-    candidates whose exact Jaccard is at least ``threshold`` (``"estimate"``
-    uses the signatures, ``"none"`` keeps every candidate); connected
-    components of the pairs are the clusters. ``bands``/``rows`` default to
-    :func:`~neardup_lab.lsh.optimal_params` weighted by :data:`RECALL_WEIGHTS`
-    (for 0.8 and 128 permutations: 16 bands of 8 rows). ``progress`` shows a bar (default: only when
-    standard error is a terminal). ``bbits`` keeps only that many low bits of
-    each signature value (b-bit MinHash) for banding and estimates.
+    The chapters in order: every document is normalised and split into
+    :func:`~neardup_lab.text.words`, given an exact-copy key and shingle ids
+    (word or char ``k``-shingles), and the first copy of each text is signed
+    (:func:`prepare`, in ``n_jobs`` processes; -1: all cores; the answer does not
+    depend on it). Documents equal after normalisation are joined as copies.
+    :func:`~neardup_lab.lsh.band_groups` proposes candidate pairs among the
+    representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
+    least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
+    candidate), skipping pairs already joined (:func:`~neardup_lab.verify.verified_edges`);
+    connected components are the clusters and
+    :func:`~neardup_lab.clusters.choose_keepers` picks one per cluster.
+
+    The settings are checked by :class:`~neardup_lab.settings.Settings`;
+    ``bands``/``rows`` default to :func:`~neardup_lab.lsh.optimal_params` weighted by
+    :data:`~neardup_lab.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 16 bands
+    of 8 rows). ``progress`` shows a bar (default: only when standard error is a
+    terminal). ``bbits`` keeps only that many low bits of each value (b-bit
+    MinHash) for banding and estimates. Warns when word shingles meet text
+    written without spaces.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
     ...         "the heavy rain closed schools in the coastal district on monday",
     ...         "a new bridge opened over the river"]
     >>> result = dedup(docs, threshold=0.5, k=3)
-    >>> result.clusters, result.keepers
-    ([[0, 1, 2], [3]], [0, 3])
+    >>> result.clusters, result.keepers, result.copies, result.pairs
+    ([[0, 1, 2], [3]], [0, 3], [(0, 1)], [(0, 2)])
     """
-    _check_docs(docs)
+    settings = Settings(threshold, num_perm, k, shingle, scheme, seed, bands, rows, verify, keeper, bbits)
+    check_documents(docs)
     jobs = _check_jobs(n_jobs)
-    hasher, bands, rows = check_settings(
-        threshold, num_perm, shingle, bands, rows, scheme, seed, verify, keeper, bbits
-    )
+    if looks_unspaced(docs, settings):
+        warnings.warn(
+            "most documents are a single word: text written without spaces needs "
+            "shingle='char' (word shingles would miss its near-duplicates)",
+            UserWarning,
+            stacklevel=2,
+        )
     show = sys.stderr.isatty() if progress is None else progress
     # Signing runs first (it also computes the exact-copy keys) but is reported after the
     # exact pass, in the order the stages are taught.
     started = time.perf_counter()
-    prepared = _prepare_all(docs, k, shingle, hasher, jobs, show)
+    prepared = _prepare_all(docs, settings, jobs, show)
     signing = {"signed": len(docs), "seconds": time.perf_counter() - started}
     clock = _Clock()
 
@@ -286,53 +325,34 @@ def dedup(
         (first.setdefault(key, i) for i, key in enumerate(prepared.keys)), dtype=np.int64, count=len(docs)
     )
     reps = np.flatnonzero(group_of == np.arange(len(docs)))
-    clock.lap("exact", documents=len(docs), unique=len(reps), copies=len(docs) - len(reps))
+    copy_ids = np.flatnonzero(group_of != np.arange(len(docs)))
+    copies = np.stack([group_of[copy_ids], copy_ids], axis=1)
+    clock.lap("exact", documents=len(docs), unique=len(reps), copies=len(copy_ids))
     clock.stats["signatures"] = signing
 
+    signatures = prepared.signatures
     if bbits is not None:
-        prepared.signatures = bbit_signatures(prepared.signatures, bbits)
-    candidates = reps[candidate_pair_array(prepared.signatures[reps], bands, rows)]
-    clock.lap("candidates", pairs=len(candidates))
+        signatures = bbit_signatures(signatures, bbits)
+        prepared = prepared._replace(signatures=signatures)
+    groups = (
+        BandGroups(reps[g.order], g.starts)
+        for g in band_groups(signatures[reps], settings.bands, settings.rows)
+    )
+    found = verified_edges(len(docs), groups, keep_verified(settings, prepared), joined=copies)
+    verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
+    clock.lap("candidates", pairs=found.checked)
+    clock.stats["verified"] = {"pairs": len(verified), "seconds": 0.0}
 
-    if verify == "exact":
-        keep = _exact_jaccard(candidates, prepared.ids, prepared.counts) >= threshold
-    elif verify == "estimate":
-        sigs = prepared.signatures
-        left, right = sigs[candidates[:, 0]], sigs[candidates[:, 1]]
-        estimates = (
-            estimate_jaccard(left, right) if bbits is None else estimate_jaccard_bbit(left, right, bbits)
-        )
-        keep = estimates >= threshold
-    else:
-        keep = np.ones(len(candidates), dtype=bool)
-    verified = candidates[np.asarray(keep, dtype=bool)] if len(candidates) else candidates
-    clock.lap("verified", pairs=len(verified))
-
-    copies = np.flatnonzero(group_of != np.arange(len(docs)))
-    all_pairs = np.concatenate([np.stack([group_of[copies], copies], axis=1), verified]).astype(np.int64)
-    all_pairs = all_pairs[np.lexsort((all_pairs[:, 1], all_pairs[:, 0]))]
-    clusters = clusters_from_pair_array(len(docs), all_pairs)
+    clusters = clusters_from_pair_array(len(docs), np.concatenate([copies, verified]))
     keepers = choose_keepers(
         clusters, keeper, lengths=[len(d) for d in docs] if keeper == "longest" else None
     )
     clock.lap("clusters", clusters=len(clusters), kept=len(keepers), removed=len(docs) - len(keepers))
-
-    params = {
-        "threshold": threshold,
-        "num_perm": num_perm,
-        "k": k,
-        "shingle": shingle,
-        "bands": bands,
-        "rows": rows,
-        "verify": verify,
-        "keeper": keeper,
-        "bbits": bbits,
-        **hasher.params,
-    }
     return DedupResult(
-        pairs=[(int(a), int(b)) for a, b in all_pairs.tolist()],
+        pairs=[(int(a), int(b)) for a, b in verified.tolist()],
         clusters=clusters,
         keepers=keepers,
+        copies=[(int(a), int(b)) for a, b in copies.tolist()],
+        settings=settings,
         stats=clock.stats,
-        params=params,
     )

@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Set
 from functools import lru_cache
 
+from .validate import positive_int
+
 __all__ = ["normalize", "words", "word_shingles", "char_shingles", "jaccard", "containment"]
 
 
@@ -25,12 +27,12 @@ def _require_text(text: object, name: str = "text") -> str:
     raise TypeError(f"{name} must be str, got {type(text).__name__} {text!r:.60}")
 
 
+#: Longest shingle accepted, in words or characters: building ids costs a pass over the text per unit.
+MAX_SHINGLE_SIZE = 100
+
+
 def _require_k(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be a positive int, got {type(k).__name__} {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    return k
+    return positive_int(k, "k", MAX_SHINGLE_SIZE)
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,182 @@
+"""Every setting that shapes a dedup's answer, checked once.
+
+:class:`Settings` is what :func:`~neardup_lab.pipeline.dedup`, the saved index,
+:func:`~neardup_lab.distributed.dedup_dask` and the command line all take, so
+they refuse the same values with the same messages and pick the same default
+banding. A check happens before anything is allocated: a setting that cannot
+work (a signature of a million values, a shingle of a million words) is an
+error, not a hang.
+
+>>> s = Settings(threshold=0.8)
+>>> s.bands, s.rows
+(16, 8)
+>>> Settings(threshold=True)
+Traceback (most recent call last):
+    ...
+TypeError: threshold must be a number in (0, 1], got bool True
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+
+from .clusters import KEEPER_POLICIES
+from .lsh import check_banding, optimal_params
+from .minhash import MAX_NUM_PERM, SCHEMES, MinHasher
+from .text import MAX_SHINGLE_SIZE
+from .validate import positive_int
+
+__all__ = [
+    "Settings",
+    "RECALL_WEIGHTS",
+    "SHINGLE_KINDS",
+    "VERIFIERS",
+    "MAX_NUM_PERM",
+    "MAX_SHINGLE_SIZE",
+]
+
+SHINGLE_KINDS = ("word", "char")
+VERIFIERS = ("exact", "estimate", "none")
+#: Default (false positive, false negative) weights for choosing bands and rows. Every
+#: candidate is verified, so a false positive costs only a check while a false negative
+#: loses a duplicate for good: the default bends the S-curve below the threshold.
+RECALL_WEIGHTS = (0.05, 0.95)
+
+
+def _number(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number in (0, 1], got {type(value).__name__} {value!r:.40}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings of one deduplication, validated; ``bands``/``rows`` resolved.
+
+    ``threshold``: Jaccard similarity at which two documents are near-duplicates.
+    ``num_perm``: values per signature. ``k`` and ``shingle``: shingle size, in
+    words (``"word"``) or characters (``"char"``). ``scheme`` and ``seed``: the
+    hash family (:class:`~neardup_lab.minhash.MinHasher`). ``bands``/``rows``:
+    the banding, by default :func:`~neardup_lab.lsh.optimal_params` weighted by
+    :data:`RECALL_WEIGHTS`. ``verify``: ``"exact"`` Jaccard, the signature
+    ``"estimate"``, or ``"none"``. ``keeper``: which member of a cluster stays.
+    ``bbits``: keep only that many low bits of each value (b-bit MinHash).
+
+    Raises TypeError for a value of the wrong type (bools are not numbers) and
+    ValueError for one out of range, naming it.
+
+    >>> Settings(threshold=0.7, num_perm=64).hasher().params
+    {'num_perm': 64, 'seed': 1, 'scheme': 'multiply-shift'}
+    >>> Settings(bands=20)
+    Traceback (most recent call last):
+        ...
+    ValueError: give both bands and rows, or neither to use optimal_params
+    """
+
+    threshold: float = 0.8
+    num_perm: int = 128
+    k: int = 5
+    shingle: str = "word"
+    scheme: str = "multiply-shift"
+    seed: int = 1
+    bands: int | None = None
+    rows: int | None = None
+    verify: str = "exact"
+    keeper: str = "first"
+    bbits: int | None = None
+
+    def __post_init__(self) -> None:
+        threshold = _number(self.threshold, "threshold")
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {self.threshold!r}")
+        num_perm = positive_int(self.num_perm, "num_perm", MAX_NUM_PERM)
+        k = positive_int(self.k, "k (the shingle size)", MAX_SHINGLE_SIZE)
+        for name, allowed in (
+            ("shingle", SHINGLE_KINDS),
+            ("scheme", SCHEMES),
+            ("verify", VERIFIERS),
+            ("keeper", KEEPER_POLICIES),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        hasher = MinHasher(num_perm=num_perm, seed=self.seed, scheme=self.scheme)  # checks seed
+        if self.bands is None and self.rows is None:
+            bands, rows = optimal_params(min(threshold, 0.99), num_perm, *RECALL_WEIGHTS)
+        elif self.bands is None or self.rows is None:
+            raise ValueError("give both bands and rows, or neither to use optimal_params")
+        else:
+            bands, rows = check_banding(self.bands, self.rows, num_perm)
+        bbits = self.bbits
+        if bbits is not None:
+            bbits = positive_int(bbits, "bbits", 32)
+            if bbits < 8:
+                raise ValueError(
+                    f"bbits={bbits} is too few for banding: with {rows} rows a band of unrelated "
+                    f"documents matches by chance with probability 2**-{bbits * rows}; use bbits >= 8"
+                )
+        for name, value in (
+            ("threshold", threshold),
+            ("num_perm", num_perm),
+            ("k", k),
+            ("seed", hasher.seed),
+            ("bands", bands),
+            ("rows", rows),
+            ("bbits", bbits),
+        ):
+            object.__setattr__(self, name, value)
+
+    def hasher(self) -> MinHasher:
+        """The :class:`~neardup_lab.minhash.MinHasher` these settings sign with.
+
+        >>> Settings(num_perm=32, seed=4).hasher()
+        MinHasher(num_perm=32, seed=4, scheme='multiply-shift')
+        """
+        return MinHasher(num_perm=self.num_perm, seed=self.seed, scheme=self.scheme)
+
+    def to_dict(self) -> dict:
+        """The settings as plain JSON-ready data.
+
+        >>> Settings().to_dict()["bands"]
+        16
+        """
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Settings:
+        """Settings from :meth:`to_dict` output; ValueError names a missing or unknown key.
+
+        >>> Settings.from_dict(Settings(threshold=0.7).to_dict()).threshold
+        0.7
+        """
+        names = [f.name for f in fields(cls)]
+        if not isinstance(data, dict):
+            raise ValueError(f"settings must be a mapping, got {type(data).__name__}")
+        missing = [n for n in names if n not in data]
+        extra = sorted(set(data) - set(names))
+        if missing or extra:
+            raise ValueError(f"settings keys differ: missing {missing}, unexpected {extra}")
+        return cls(**{n: data[n] for n in names})
+
+    def differences(self, other: Settings) -> list[str]:
+        """Every setting that differs from ``other``'s, as ``name: ours vs theirs``.
+
+        >>> Settings().differences(Settings(num_perm=64, bands=16, rows=4))
+        ['num_perm: 128 vs 64', 'rows: 8 vs 4']
+        """
+        return [
+            f"{f.name}: {getattr(self, f.name)!r} vs {getattr(other, f.name)!r}"
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(other, f.name)
+        ]
+
+    def but(self, **changes: object) -> Settings:
+        """A copy with some settings changed (banding re-chosen unless given).
+
+        >>> Settings(threshold=0.8).but(threshold=0.5).bands
+        26
+        """
+        if ("threshold" in changes or "num_perm" in changes) and "bands" not in changes:
+            changes = {"bands": None, "rows": None, **changes}
+        return replace(self, **changes)

@@ -1,0 +1,34 @@
+"""Argument checks shared by every module, so one mistake gets one message everywhere.
+
+Wrong type -> TypeError, wrong value -> ValueError; the message names the
+argument, the value and what is allowed. Bools are not numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["positive_int"]
+
+
+def positive_int(value: object, name: str, maximum: int | None = None) -> int:
+    """``value`` as an int in ``[1, maximum]``, or a TypeError/ValueError naming ``name``.
+
+    >>> positive_int(5, "k")
+    5
+    >>> positive_int(True, "k")
+    Traceback (most recent call last):
+        ...
+    TypeError: k must be a positive int, got bool True
+    >>> positive_int(10**9, "num_perm", maximum=8192)
+    Traceback (most recent call last):
+        ...
+    ValueError: num_perm must be at most 8192, got 1000000000
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r:.40}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}")
+    return int(value)
