@@ -15,6 +15,11 @@ but some inputs were skipped (each one is reported on standard error with
 its file and line, and counted in the summary); 2 for a usage error or a
 fatal error, in which case nothing was written.
 
+Reports (``--out``, ``--problems``) are written under temporary names next
+to their paths and moved into place only when the whole run succeeded (for
+``index add``, after the index is saved). They may never land on an input
+or inside an index folder.
+
 The same run from Python:
 
 >>> from neardup_lab.cli import main
@@ -32,7 +37,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -41,7 +46,7 @@ from .lsh import approx_threshold, s_curve
 from .minhash import SCHEMES
 from .pipeline import RECALL_WEIGHTS, DedupResult, dedup
 from .readers import DEFAULT_MAX_BYTES, FORMATS, REASONS, InputError, ReadReport, read_inputs
-from .store import IndexSettings, Match, SavedIndex, StoreError, atomic_writer
+from .store import LOCK_NAME, META_NAME, IndexSettings, Match, SavedIndex, StoreError, atomic_writer
 from .text import normalize
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR"]
@@ -51,6 +56,10 @@ EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
 #: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
 OUT_FORMATS = ("jsonl", "csv")
+#: Longest signature accepted: 32 KiB per document; longer ones cost time without adding accuracy.
+MAX_NUM_PERM = 8192
+#: Longest shingle accepted, in words or characters: anything longer is a whole document.
+MAX_SHINGLE_SIZE = 10_000
 _PROBLEMS_SHOWN = 20
 _MATCHES_SHOWN = 20
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -136,13 +145,48 @@ def _threshold(text: str) -> float:
     return value
 
 
+def _echo(text: str) -> str:
+    """``text`` quoted for an error message, cut short when it is long."""
+    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {_echo(text)}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def _num_perm(text: str) -> int:
+    """A signature length in 1..MAX_NUM_PERM, refused before any work starts.
+
+    >>> _num_perm("256")
+    256
+    """
+    value = _positive_int(text)
+    if value > MAX_NUM_PERM:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_NUM_PERM}, got {text}; longer signatures cost memory and time "
+            "without making the estimates noticeably better"
+        )
+    return value
+
+
+def _shingle_size(text: str) -> int:
+    """A shingle size in 1..MAX_SHINGLE_SIZE, refused before any work starts.
+
+    >>> _shingle_size("5")
+    5
+    """
+    value = _positive_int(text)
+    if value > MAX_SHINGLE_SIZE:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_SHINGLE_SIZE}, got {text}; shingles are a few words or characters "
+            "(5 words, 4 characters are typical)"
+        )
     return value
 
 
@@ -233,7 +277,7 @@ def _add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:
     g.add_argument(
         "-k",
         "--shingle-size",
-        type=_positive_int,
+        type=_shingle_size,
         default=None,
         metavar="K",
         help="words (or characters) per shingle" + default("k"),
@@ -243,7 +287,7 @@ def _add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:
     )
     g.add_argument(
         "--num-perm",
-        type=_positive_int,
+        type=_num_perm,
         default=None,
         metavar="P",
         help="MinHash signature length" + default("perm"),
@@ -427,29 +471,73 @@ def _out_format(path: str | None, given: str | None) -> str | None:
     )
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse to write over an input (or a .txt file into an input folder), or into a missing folder."""
+def _is_within(path: str, folder: str) -> bool:
+    """True when the real path ``path`` is ``folder`` or lies below it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _looks_like_index(folder: str) -> bool:
+    """True when ``folder`` holds the files every saved index has."""
+    return os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(
+        os.path.join(folder, LOCK_NAME)
+    )
+
+
+def _check_output(option: str, path: str, args: argparse.Namespace) -> None:
+    """Refuse an output that would overwrite an input, land in an index folder, or have nowhere to go."""
+    real = os.path.realpath(path)
     inputs = {os.path.realpath(p) for p in args.inputs}
-    folders = [i.rstrip(os.sep) + os.sep for i in inputs if os.path.isdir(i)]
+    if real in inputs:
+        raise UsageError(f"--{option} {path} is one of the inputs; write it elsewhere")
+    index = getattr(args, "index", None)
+    if index is not None and _is_within(real, os.path.realpath(index)):
+        raise UsageError(
+            f"--{option} {path} is inside the index folder {Path(index).as_posix()}, where it could "
+            "overwrite the index; write it elsewhere"
+        )
+    if _looks_like_index(os.path.dirname(real)):
+        raise UsageError(
+            f"--{option} {path} is inside a saved index folder, where it could overwrite the index; "
+            "write it elsewhere"
+        )
+    folders = [i for i in inputs if os.path.isdir(i)]
+    if real.lower().endswith(".txt") and any(_is_within(real, folder) for folder in folders):
+        raise UsageError(
+            f"--{option} {path} is a .txt file inside an input folder, so a later run would read "
+            "it as a document; write it elsewhere"
+        )
+    if os.path.isdir(path):
+        raise UsageError(f"--{option} {path} is a folder; give a file name")
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
+        raise UsageError(f"--{option} {path}: the folder {parent} does not exist")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Check ``--out`` and ``--problems`` before anything is read (see :func:`_check_output`)."""
     for option in ("out", "problems"):
         path = getattr(args, option, None)
-        if path is None:
-            continue
-        real = os.path.realpath(path)
-        if real in inputs:
-            raise UsageError(f"--{option} {path} is one of the inputs; write it elsewhere")
-        if real.lower().endswith(".txt") and any(real.startswith(folder) for folder in folders):
-            raise UsageError(
-                f"--{option} {path} is a .txt file inside an input folder, so a later run would read "
-                "it as a document; write it elsewhere"
-            )
-        if os.path.isdir(path):
-            raise UsageError(f"--{option} {path} is a folder; give a file name")
-        parent = os.path.dirname(path) or "."
-        if not os.path.isdir(parent):
-            raise UsageError(f"--{option} {path}: the folder {parent} does not exist")
+        if path is not None:
+            _check_output(option, path, args)
     if args.out and args.problems and os.path.realpath(args.out) == os.path.realpath(args.problems):
         raise UsageError("--out and --problems name the same file")
+
+
+_Writer = Callable[[IO[str]], None]
+
+
+@contextlib.contextmanager
+def _staged(reports: list[tuple[str, _Writer]]) -> Iterator[None]:
+    """Write each report to a temporary file next to its path; move them all into place on success.
+
+    The block runs after the reports are written and before they are moved:
+    if it raises (the index could not be saved), every temporary file is
+    removed and nothing is left behind.
+    """
+    with contextlib.ExitStack() as stack:
+        for path, write in reports:
+            write(stack.enter_context(atomic_writer(path)))
+        yield
 
 
 def _read(args: argparse.Namespace, console: _Console) -> tuple[ReadReport, float]:
@@ -468,6 +556,12 @@ def _read(args: argparse.Namespace, console: _Console) -> tuple[ReadReport, floa
     return report, time.perf_counter() - started
 
 
+def _write_reports(reports: list[tuple[str, _Writer]]) -> None:
+    """Write every report: all of them appear, or (on an error) none."""
+    with _staged(reports):
+        pass
+
+
 def _report_problems(report: ReadReport, args: argparse.Namespace, console: _Console) -> None:
     for problem in report.problems[:_PROBLEMS_SHOWN]:
         console.warn(f"skipped {problem}")
@@ -475,10 +569,18 @@ def _report_problems(report: ReadReport, args: argparse.Namespace, console: _Con
     if hidden > 0:
         hint = f"all are in {args.problems}" if args.problems else "--problems PATH writes them all"
         console.warn(f"... and {_plural(hidden, 'more skipped input')}; {hint}")
-    if args.problems:
-        with atomic_writer(args.problems) as f:
-            for problem in report.problems:
-                f.write(json.dumps(problem.to_dict(), ensure_ascii=False) + "\n")
+
+
+def _problem_report(report: ReadReport, args: argparse.Namespace) -> list[tuple[str, _Writer]]:
+    """The ``--problems`` file, if asked for, as a (path, writer) pair for :func:`_staged`."""
+    if not args.problems:
+        return []
+
+    def write(f: IO[str]) -> None:
+        for problem in report.problems:
+            f.write(json.dumps(problem.to_dict(), ensure_ascii=False) + "\n")
+
+    return [(args.problems, write)]
 
 
 def _count_empty(texts: Sequence[str]) -> int:
@@ -568,8 +670,8 @@ def _given_settings(args: argparse.Namespace) -> dict[str, object]:
     return {field: getattr(args, arg) for arg, field in names.items() if getattr(args, arg, None) is not None}
 
 
-def _write_rows(path: str, fmt: str, records: list[dict], csv_rows: list[dict], columns: list[str]) -> None:
-    with atomic_writer(path) as f:
+def _rows_writer(fmt: str, records: list[dict], csv_rows: list[dict], columns: list[str]) -> _Writer:
+    def write(f: IO[str]) -> None:
         if fmt == "jsonl":
             for record in records:
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -577,6 +679,8 @@ def _write_rows(path: str, fmt: str, records: list[dict], csv_rows: list[dict], 
             writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
             writer.writeheader()
             writer.writerows(csv_rows)
+
+    return write
 
 
 def _exit_code(report: ReadReport) -> int:
@@ -597,29 +701,46 @@ def _run_dedup(args: argparse.Namespace, console: _Console) -> int:
         console.warn("warning: no documents were read from the inputs")
     if args.explain:
         _explain(settings, origin, console)
-    result = dedup(
-        texts,
-        threshold=settings.threshold,
-        num_perm=settings.num_perm,
-        k=settings.shingle_size,
-        shingle=settings.shingle_kind,
-        bands=settings.bands,
-        rows=settings.rows,
-        scheme=settings.scheme,
-        seed=settings.seed,
-        keeper=args.keep,
-        n_jobs=args.jobs,
-        progress=console.bars,
-    )
+    result = _dedup(texts, settings, args, console)
     started = time.perf_counter()
+    reports = _problem_report(report, args)
     if args.out:
-        _write_clusters(args.out, out_format, result, [d.id for d in report.documents])
+        assert out_format is not None
+        reports.append((args.out, _clusters_writer(out_format, result, [d.id for d in report.documents])))
+    _write_reports(reports)
     write_seconds = time.perf_counter() - started
     _dedup_summary(report, result, settings, args, read_seconds, write_seconds, console)
     return _exit_code(report)
 
 
-def _write_clusters(path: str, fmt: str | None, result: DedupResult, ids: list[str]) -> None:
+def _dedup(
+    texts: list[str], settings: IndexSettings, args: argparse.Namespace, console: _Console
+) -> DedupResult:
+    """Run :func:`~neardup_lab.pipeline.dedup` with the command's settings.
+
+    The pipeline checks its settings before any work; a setting it refuses
+    is a usage error, not an internal one.
+    """
+    try:
+        return dedup(
+            texts,
+            threshold=settings.threshold,
+            num_perm=settings.num_perm,
+            k=settings.shingle_size,
+            shingle=settings.shingle_kind,
+            bands=settings.bands,
+            rows=settings.rows,
+            scheme=settings.scheme,
+            seed=settings.seed,
+            keeper=args.keep,
+            n_jobs=args.jobs,
+            progress=console.bars,
+        )
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+def _clusters_writer(fmt: str, result: DedupResult, ids: list[str]) -> _Writer:
     keepers = result.keepers
     records, rows = [], []
     for number, (members, keeper) in enumerate(zip(result.clusters, keepers)):
@@ -637,8 +758,7 @@ def _write_clusters(path: str, fmt: str | None, result: DedupResult, ids: list[s
             rows.append(
                 {"cluster": number, "size": len(members), "index": i, "id": ids[i], "keep": i == keeper}
             )
-    assert fmt is not None
-    _write_rows(path, fmt, records, rows, ["cluster", "size", "index", "id", "keep"])
+    return _rows_writer(fmt, records, rows, ["cluster", "size", "index", "id", "keep"])
 
 
 def _dedup_summary(
@@ -761,14 +881,18 @@ def _run_index_batch(args: argparse.Namespace, console: _Console, action: str) -
         except ValueError as err:
             raise UsageError(f"{err} (for example with --id-prefix)") from None
     match_seconds = time.perf_counter() - started
-    if args.out:  # before saving: a report without an update can be redone, an update without one not
+    reports = _problem_report(report, args)
+    if args.out:
         records, rows = _match_records(ids, found)
         assert out_format is not None
         columns = ["id", "position", "status", "match_id", "match_in", "jaccard", "exact"]
-        _write_rows(args.out, out_format, records, rows, columns)
+        reports.append((args.out, _rows_writer(out_format, records, rows, columns)))
     started = time.perf_counter()
-    if action != "query":
-        index.save(args.index)
+    # Reports are written first and moved into place only once the index is saved: a failed
+    # save (another run wrote meanwhile, a read-only index) leaves neither behind.
+    with _staged(reports):
+        if action != "query":
+            index.save(args.index)
     save_seconds = time.perf_counter() - started
     _read_summary(report, len(args.inputs), console)
     shown = Path(args.index).as_posix()

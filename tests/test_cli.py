@@ -528,16 +528,17 @@ def test_file_name_that_is_not_utf8(tmp_path, monkeypatch, capsys):
     assert cluster["ids"] == ["odd/caf\udce9.txt", "odd/plain.txt"]
 
 
-def test_report_is_written_before_the_index_changes(days, monkeypatch):
+def test_a_failed_save_leaves_neither_the_index_changed_nor_a_report(days, monkeypatch):
     assert main(["index", "build", "idx", "day1.jsonl", "-q"]) == 0
-    before = snapshot(days / "idx")
+    before = snapshot(days)
 
     def failing_save(self, path):
         raise OSError(28, "No space left on device")
 
     with monkeypatch.context() as patched:
         patched.setattr(SavedIndex, "save", failing_save)
-        assert main(["index", "add", "idx", "day2.jsonl", "--out", "m.jsonl", "-q"]) == 2
-    assert snapshot(days / "idx") == before
-    assert len(read_jsonl(days / "m.jsonl")) == 4  # the report can simply be made again
+        args = ["index", "add", "idx", "day2.jsonl", "--out", "m.jsonl", "--problems", "p.jsonl", "-q"]
+        assert main(args) == 2
+    assert snapshot(days) == before  # exit 2: nothing written, not even a temporary file
     assert main(["index", "add", "idx", "day2.jsonl", "--out", "m.jsonl", "-q"]) == 0
+    assert len(read_jsonl(days / "m.jsonl")) == 4

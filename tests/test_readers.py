@@ -254,10 +254,13 @@ def test_fatal_input_errors_raise_before_reading(cwd):
         read_inputs(["a.txt"], encoding="no-such-codec")
 
 
-def test_folder_and_a_file_inside_it_would_clash(cwd):
+def test_a_folder_and_a_file_inside_it_read_the_file_once(cwd):
     write(cwd / "d" / "a.txt", "x")
-    with pytest.raises(InputError, match="same id|the id d/a.txt"):
-        read_inputs(["d", "d/a.txt"])
+    report = read_inputs(["d", "d/a.txt"])
+    assert [d.id for d in report.documents] == ["d/a.txt"]
+    (again,) = report.problems
+    assert (again.where, again.reason) == ("d/a.txt", "duplicate-input")
+    assert "the same file as d/a.txt" in again.message
 
 
 def test_iter_records_and_problem_helpers(cwd):
