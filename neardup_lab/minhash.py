@@ -272,11 +272,29 @@ class MinHasher:
             first_id = ends[start_doc] - lengths[start_doc]
             # As many whole documents as fit in the block, and at least one.
             stop_doc = max(int(np.searchsorted(ends, first_id + per_block, side="right")), start_doc + 1)
-            self._sign_block(
-                ids[first_id : ends[stop_doc - 1]], lengths[start_doc:stop_doc], out[start_doc:stop_doc]
-            )
+            if stop_doc == start_doc + 1 and lengths[start_doc] > per_block:
+                self._sign_long(ids[first_id : ends[start_doc]], per_block, out[start_doc])
+            else:
+                self._sign_block(
+                    ids[first_id : ends[stop_doc - 1]], lengths[start_doc:stop_doc], out[start_doc:stop_doc]
+                )
             start_doc = stop_doc
         return out
+
+    def _sign_long(self, ids: np.ndarray, per_block: int, out: np.ndarray) -> None:
+        """Sign one document block by block, so memory stays bounded whatever its length.
+
+        A signature is a minimum per hash function, so the signatures of the
+        blocks combine with ``np.minimum`` into the signature of the whole.
+        """
+        if self.scheme == "one-permutation":  # one value per id: memory is linear already
+            self._sign_block(ids, np.array([len(ids)]), out[None, :])
+            return
+        block = np.empty((1, self.num_perm), dtype=self.dtype)
+        for start in range(0, len(ids), per_block):
+            part = ids[start : start + per_block]
+            self._sign_block(part, np.array([len(part)]), block)
+            np.minimum(out, block[0], out=out)
 
     def _sign_block(self, ids: np.ndarray, lengths: np.ndarray, out: np.ndarray) -> None:
         if self.scheme == "one-permutation":

@@ -92,7 +92,7 @@ class Settings:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {self.threshold!r}")
         num_perm = positive_int(self.num_perm, "num_perm", MAX_NUM_PERM)
-        k = positive_int(self.k, "k (the shingle size)", MAX_SHINGLE_SIZE)
+        k = positive_int(self.k, "k", MAX_SHINGLE_SIZE)
         for name, allowed in (
             ("shingle", SHINGLE_KINDS),
             ("scheme", SCHEMES),

@@ -58,7 +58,7 @@ def test_exact_copies_found_by_exact_pass(corpus, result):
     first = exact_groups(corpus.docs)
     for i, f in enumerate(first):
         if f != i:
-            assert (f, i) in result.pairs
+            assert (f, i) in result.copies
     assert result.stats["exact"]["copies"] == sum(f != i for i, f in enumerate(first))
 
 

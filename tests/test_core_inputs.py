@@ -1,0 +1,140 @@
+"""Hostile and unlucky inputs to the Python API, and the one-kernel walk through dedup."""
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from neardup_lab import (
+    LSHIndex,
+    MinHasher,
+    UnionFind,
+    candidate_pair_array,
+    dedup,
+    hash_shingles,
+    jaccard,
+    make_corpus,
+    word_shingles,
+)
+from neardup_lab.pipeline import prepare
+from neardup_lab.settings import MAX_NUM_PERM, Settings
+
+
+# --- settings that cannot work fail at once, before any allocation --------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"num_perm": 1_000_000}, ValueError, "num_perm must be at most"),
+        ({"k": 10**8}, ValueError, "k must be at most"),
+        ({"threshold": True}, TypeError, "threshold must be a number"),
+        ({"num_perm": 64.0}, TypeError, "num_perm must be a positive int"),
+        ({"bands": 400, "rows": 400}, ValueError, "exceeds num_perm"),
+    ],
+)
+def test_settings_that_cannot_work_are_refused_quickly(kwargs, error, message):
+    started = time.perf_counter()
+    with pytest.raises(error, match=message):
+        dedup(["a b c", "a b d"], **kwargs)
+    assert time.perf_counter() - started < 2.0
+
+
+def test_huge_minhasher_is_a_value_error_not_a_memory_error():
+    with pytest.raises(ValueError, match=str(MAX_NUM_PERM)):
+        MinHasher(num_perm=2**31)
+
+
+@pytest.mark.parametrize(
+    ("docs", "message"),
+    [(iter(["a", "b"]), "pass list"), ({"a": 1}, "list\\(d.values\\(\\)\\)"), ("text", "single str")],
+)
+def test_documents_that_are_not_a_sequence_say_what_to_pass(docs, message):
+    with pytest.raises(TypeError, match=message):
+        dedup(docs)
+
+
+# --- a long document is signed in bounded blocks, with the same bits --------------------------
+
+
+@pytest.mark.parametrize("scheme", ["multiply-shift", "mod-prime", "one-permutation"])
+def test_long_document_signed_in_blocks_equals_whole(scheme):
+    hasher = MinHasher(num_perm=64, seed=3, scheme=scheme)
+    ids = np.random.default_rng(5).integers(0, 2**63, size=50_000, dtype=np.uint64)
+    whole = hasher.hash_values(ids).min(axis=0) if scheme != "one-permutation" else None
+    blocked = hasher.signatures_flat(ids, np.array([len(ids)]))[0]
+    if whole is not None:
+        assert np.array_equal(blocked, whole)
+    halves = np.minimum(hasher.signature(ids[:25_000]), hasher.signature(ids[25_000:]))
+    if scheme != "one-permutation":  # densification does not merge; the raw minima do
+        assert np.array_equal(blocked, halves)
+
+
+# --- a big cluster costs about linear in its size -------------------------------------------
+
+
+def test_big_cluster_is_checked_about_once_per_member():
+    base = " ".join(f"word{i}" for i in range(60))
+    docs = [f"{base} unique{i}" for i in range(3000)]
+    result = dedup(docs)
+    assert result.clusters == [list(range(3000))]
+    assert result.stats["candidates"]["pairs"] < 4 * 3000  # all pairs would be 4,498,500
+
+
+# --- text without spaces -------------------------------------------------------------------
+
+
+def test_unspaced_script_with_word_shingles_warns():
+    docs = ["今日は東京で大雨が降り電車が止まりました", "今日は東京で大雨が降り電車が止まった"]
+    with pytest.warns(UserWarning, match="shingle='char'"):
+        dedup(docs, k=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = dedup(docs, k=2, shingle="char", threshold=0.6)
+    assert result.clusters == [[0, 1]]
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+def test_equal_results_compare_equal_whatever_their_timings():
+    docs = make_corpus(200, seed=2).docs
+    assert dedup(docs) == dedup(docs)
+    assert dedup(docs).settings == Settings()
+
+
+# --- the pipeline is the chapters, in order ----------------------------------------------------
+
+
+def test_dedup_stages_equal_the_teaching_functions():
+    docs = make_corpus(150, seed=8).docs
+    settings = Settings(threshold=0.7, num_perm=64)
+    prepared = prepare(docs, settings)
+    sets = [set(word_shingles(d, settings.k)) for d in docs]
+    hasher = settings.hasher()
+    for d in range(len(docs)):
+        ids = prepared.sets.ids[prepared.sets.offsets[d] : prepared.sets.offsets[d + 1]]
+        # One id per distinct shingle (the fast path's ids are not hash_shingles' values).
+        assert len(ids) == len(hash_shingles(sets[d])) == len(sets[d])
+        assert np.array_equal(prepared.signatures[d], hasher.signature(ids)) or prepared.keys[d] in (
+            prepared.keys[:d]
+        )
+    reps = [d for d in range(len(docs)) if prepared.keys[d] not in prepared.keys[:d]]
+    index = LSHIndex(settings.bands, settings.rows)
+    teaching_candidates = set()
+    for d in reps:
+        teaching_candidates |= {(other, d) for other in index.query(prepared.signatures[d])}
+        index.insert(d, prepared.signatures[d])
+    fast = candidate_pair_array(prepared.signatures[reps], settings.bands, settings.rows)
+    assert {(reps[a], reps[b]) for a, b in fast.tolist()} == teaching_candidates
+    verified = {(a, b) for a, b in teaching_candidates if jaccard(sets[a], sets[b]) >= settings.threshold}
+    union_find = UnionFind(len(docs))
+    for a, b in verified:
+        union_find.union(a, b)
+    first = {}
+    for d in range(len(docs)):
+        union_find.union(first.setdefault(prepared.keys[d], d), d)
+    result = dedup(docs, threshold=0.7, num_perm=64)
+    assert result.clusters == union_find.groups()
+    assert set(result.pairs) <= verified
