@@ -11,14 +11,21 @@ On disk an index is a folder::
 
     my-index/
         index.json          format version, settings, document count, checksum
-        data-000003.npz     ids, signatures, shingle ids and offsets, exact keys
+        data-000003.npz     ids, signatures, shingle ids and offsets, exact keys,
+                            and a header repeating everything index.json says but the checksum
         .lock               taken while a run writes
 
-``index.json`` names the current data file and its SHA-256. The arrays are
+``index.json`` names the current data file and its SHA-256. The data file
+repeats the settings, document count and generation, so the checksum covers
+every setting that shapes the bits: an edited ``index.json`` is refused as
+damaged, naming the field, instead of giving wrong answers. The arrays are
 plain numbers and unicode strings, loaded with ``allow_pickle=False``, so
 opening an index never runs code. A change is written as a new data file
 (temporary name, fsync, rename) and then committed by atomically replacing
-``index.json``: a run killed at any moment leaves the old index intact.
+``index.json``: a run killed at any moment leaves the old index intact. The
+next save removes what a killed run left behind; a reader that finds the data
+file gone (a writer committed and removed it meanwhile) reads ``index.json``
+again.
 
 Band tables are not stored: they are rebuilt on open from the signatures
 (one sort per band), which keeps the format small and simple.
@@ -38,11 +45,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
-import signal
+import stat
 import tempfile
+import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -63,6 +72,8 @@ from .text import char_shingles, normalize
 __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
+    "MAX_NUM_PERM",
+    "MAX_SHINGLE_SIZE",
     "NORMALIZATION",
     "SHINGLE_HASH",
     "StoreError",
@@ -78,7 +89,13 @@ __all__ = [
 ]
 
 FORMAT_NAME = "neardup-lab-index"
-FORMAT_VERSION = 1
+#: Version 2 repeats the settings inside the data file, under its checksum.
+FORMAT_VERSION = 2
+#: Most hash values per signature: far more than any banding needs, few enough that
+#: a hand-edited ``num_perm`` cannot make opening an index hang or exhaust memory.
+MAX_NUM_PERM = 8192
+#: Longest shingle, in words or characters.
+MAX_SHINGLE_SIZE = 10_000
 #: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
 NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 #: How shingles become ids, the same way ``dedup`` makes them (word shingles as in
@@ -86,13 +103,29 @@ NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 SHINGLE_HASH = "word:fastpath-ngram-ids/1;char:xxh3-64-utf8/1"
 META_NAME = "index.json"
 LOCK_NAME = ".lock"
+_BUILD_MARKER = ".building"  # in a staging folder, locked while its build runs
+# What a staging folder may hold; a folder with anything else is not ours to delete.
+_STAGED_NAME = re.compile(r"\.lock|\.building|index\.json|data-\d{6,}\.npz|\.tmp-.+")
 _DATA_NAME = re.compile(r"data-(\d{6,})\.npz")
 _ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
+_HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
+_META_KEYS = (
+    "format",
+    "format_version",
+    "settings",
+    "documents",
+    "generation",
+    "data_file",
+    "data_sha256",
+    "written_by",
+)
+_HEADER_KEYS = ("format", "format_version", "settings", "documents", "generation")
 _MAX_META_BYTES = 1 << 20
+_UNMARKED_BUILD_SECONDS = 600  # a build marks its staging folder within microseconds
+_MAX_DIGITS = 40  # longer integers in index.json are damage, never a count or a seed
+_OPEN_ATTEMPTS = 20  # re-reads of index.json when writers keep replacing the data file
 _SHINGLE_KINDS = ("word", "char")
 _CHUNK = 2000  # documents per step of the progress bar
-# Only for tests: kill this process at a named step of save() to prove writes are atomic.
-_CRASH_ENV = "NEARDUP_LAB_TEST_CRASH_AT"
 
 
 class StoreError(Exception):
@@ -117,6 +150,20 @@ class IndexBusyError(StoreError):
 
 class IndexExistsError(StoreError):
     """A new index was to be saved where something already exists."""
+
+
+def _show(value: object) -> str:
+    """``repr`` of a bad value, short enough for a message (a 5,000-digit int has no repr)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an int of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> None:
+    """Raise ValueError unless ``value`` is an int (not a bool) in ``low..high``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an int in {low}..{high}, got {_show(value)}")
 
 
 @dataclass(frozen=True)
@@ -146,31 +193,32 @@ class IndexSettings:
     shingle_hash: str = SHINGLE_HASH
 
     def __post_init__(self) -> None:
+        # Every bound is checked before anything is allocated or searched: optimal_params
+        # and the hasher take time and memory in proportion to num_perm.
         t = self.threshold
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 < t <= 1.0:
-            raise ValueError(f"threshold must be a number in (0, 1], got {t!r}")
+            raise ValueError(f"threshold must be a number in (0, 1], got {_show(t)}")
         object.__setattr__(self, "threshold", float(t))
-        for name in ("num_perm", "shingle_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        _check_int("num_perm", self.num_perm, 1, MAX_NUM_PERM)
+        _check_int("shingle_size", self.shingle_size, 1, MAX_SHINGLE_SIZE)
         if self.shingle_kind not in _SHINGLE_KINDS:
-            raise ValueError(f"shingle_kind must be 'word' or 'char', got {self.shingle_kind!r}")
+            raise ValueError(f"shingle_kind must be 'word' or 'char', got {_show(self.shingle_kind)}")
         if self.scheme not in SCHEMES:
-            raise ValueError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**64:
-            raise ValueError(f"seed must be an int in [0, 2**64), got {self.seed!r}")
+            raise ValueError(f"unknown scheme {_show(self.scheme)}; choose one of {', '.join(SCHEMES)}")
+        _check_int("seed", self.seed, 0, 2**64 - 1)
         if self.bands is None and self.rows is None:
             bands, rows = optimal_params(min(self.threshold, 0.99), self.num_perm, *RECALL_WEIGHTS)
         elif self.bands is None or self.rows is None:
             raise ValueError("give both bands and rows, or neither to use optimal_params")
         else:
+            _check_int("bands", self.bands, 1, self.num_perm)
+            _check_int("rows", self.rows, 1, self.num_perm)
             bands, rows = _check_banding(self.bands, self.rows, self.num_perm)
         object.__setattr__(self, "bands", bands)
         object.__setattr__(self, "rows", rows)
         for name in ("normalization", "shingle_hash"):
             if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a str, got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be a str, got {_show(getattr(self, name))}")
 
     def to_json(self) -> dict:
         """The settings as a JSON-ready dict.
@@ -184,6 +232,9 @@ class IndexSettings:
     def from_json(cls, data: object) -> IndexSettings:
         """Settings from :meth:`to_json` output; raises ValueError on anything else.
 
+        Stored settings always name their banding, so ``bands`` and ``rows``
+        must be ints here (``optimal_params`` is never searched on open).
+
         >>> IndexSettings.from_json(IndexSettings(threshold=0.7).to_json()).threshold
         0.7
         """
@@ -191,9 +242,12 @@ class IndexSettings:
         if not isinstance(data, dict):
             raise ValueError(f"settings must be a JSON object, got {type(data).__name__}")
         missing = [n for n in names if n not in data]
-        extra = sorted(set(data) - set(names))
+        extra = sorted(map(str, set(data) - set(names)))
         if missing or extra:
             raise ValueError(f"settings keys differ: missing {missing}, unexpected {extra}")
+        for name in ("bands", "rows"):
+            if data[name] is None:
+                raise ValueError(f"{name} must be an int, got None")
         return cls(**{n: data[n] for n in names})
 
     def differences(self, wanted: Mapping[str, object]) -> list[str]:
@@ -249,14 +303,6 @@ class Match:
         }
 
 
-def _crash_point(step: str) -> None:
-    """Kill the process at ``step`` when the test-only environment variable names it."""
-    if os.environ.get(_CRASH_ENV) == step:
-        if hasattr(signal, "SIGKILL"):
-            os.kill(os.getpid(), signal.SIGKILL)
-        os._exit(70)
-
-
 def _fsync_dir(path: Path) -> None:
     # Makes a rename durable on POSIX; not possible (and not needed) on Windows.
     try:
@@ -279,7 +325,7 @@ def _default_mode(directory: bool = False) -> int:
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike, *, binary: bool = False, step: str = "") -> Iterator[IO]:
+def atomic_writer(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
     """Open a temporary file next to ``path``; on success fsync it and rename it to ``path``.
 
     If the block raises, the temporary file is removed and ``path`` is left
@@ -308,8 +354,6 @@ def atomic_writer(path: str | os.PathLike, *, binary: bool = False, step: str = 
             yield f
             f.flush()
             os.fsync(f.fileno())
-        if step:
-            _crash_point(step)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -340,10 +384,14 @@ def _locked(folder: Path) -> Iterator[None]:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
+        return _sha256_of(f)
+
+
+def _sha256_of(f: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    for block in iter(lambda: f.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest()
 
 
@@ -612,28 +660,34 @@ class SavedIndex:
             "exact_keys": keys.astype(np.uint64),
         }
 
-    def _meta(self, generation: int, data_name: str, sha256: str) -> dict:
-        from . import __version__
-
+    def _header(self, generation: int) -> dict:
+        """The fields of ``index.json`` that shape the bits; the data file stores them too."""
         return {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
             "settings": self.settings.to_json(),
             "documents": len(self),
             "generation": generation,
+        }
+
+    def _meta(self, generation: int, data_name: str, sha256: str) -> dict:
+        from . import __version__
+
+        return {
+            **self._header(generation),
             "data_file": data_name,
             "data_sha256": sha256,
             "written_by": f"neardup_lab {__version__}",
         }
 
     def _write_generation(self, folder: Path, generation: int) -> bytes:
-        data_name = f"data-{generation:06d}.npz"
-        with atomic_writer(folder / data_name, binary=True, step="data-written") as f:
-            np.savez(f, **self._arrays())
-        _crash_point("data-renamed")
+        data_name = _data_name(generation)
+        header = np.array(_canonical(self._header(generation)))
+        with atomic_writer(folder / data_name, binary=True) as f:
+            np.savez(f, **self._arrays(), **{_HEADER: header})
         meta = self._meta(generation, data_name, _sha256(folder / data_name))
         meta_bytes = (json.dumps(meta, indent=2) + "\n").encode("utf-8")
-        with atomic_writer(folder / META_NAME, binary=True, step="meta-written") as f:
+        with atomic_writer(folder / META_NAME, binary=True) as f:
             f.write(meta_bytes)
         return meta_bytes
 
@@ -643,7 +697,9 @@ class SavedIndex:
         A new index (made with ``SavedIndex(...)``) goes to a path that must
         not exist yet; an opened index can only be saved back where it was
         opened, and only if no other run changed it meanwhile. On any error
-        the folder is left exactly as it was.
+        the folder is left exactly as it was. What killed runs left behind is
+        removed: by a build, the staging folders of dead builds next to it; by
+        an update, stale data and temporary files inside the index.
 
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as tmp:
@@ -666,17 +722,24 @@ class SavedIndex:
         parent = folder.parent if str(folder.parent) else Path(".")
         if not parent.is_dir():
             raise StoreError(f"cannot create {folder.as_posix()}: folder {parent.as_posix()} does not exist")
+        _remove_dead_builds(parent)
         staging = Path(tempfile.mkdtemp(prefix=f".tmp-{folder.name}-", dir=parent))
+        marker: int | None = None
         try:
-            os.chmod(staging, _default_mode(directory=True))
-            (staging / LOCK_NAME).touch()
-            meta_bytes = self._write_generation(staging, 1)
-            _crash_point("staged")
-            os.rename(staging, folder)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        _fsync_dir(parent)
+            try:
+                marker = _mark_as_building(staging)
+                os.chmod(staging, _default_mode(directory=True))
+                (staging / LOCK_NAME).touch()
+                meta_bytes = self._write_generation(staging, 1)
+                _publish(staging, folder)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+            with contextlib.suppress(OSError):  # a run killed before this leaves it; the next save removes it
+                (folder / _BUILD_MARKER).unlink()
+        finally:
+            if marker is not None:
+                os.close(marker)
         self._path, self._meta_bytes, self._generation = folder, meta_bytes, 1
 
     def _save_update(self, folder: Path) -> None:
@@ -698,12 +761,7 @@ class SavedIndex:
             generation = self._generation + 1
             meta_bytes = self._write_generation(folder, generation)
             self._meta_bytes, self._generation = meta_bytes, generation
-            keep = json.loads(meta_bytes)["data_file"]
-            for stale in folder.iterdir():  # old generations and leftovers of interrupted runs
-                name = stale.name
-                if (_DATA_NAME.fullmatch(name) and name != keep) or name.startswith(".tmp-"):
-                    with contextlib.suppress(OSError):
-                        stale.unlink()
+            _remove_leftovers(folder, keep=_data_name(generation))
 
     @classmethod
     def open(cls, path: str | os.PathLike, expect: Mapping[str, object] | None = None) -> SavedIndex:
@@ -711,7 +769,8 @@ class SavedIndex:
 
         ``expect`` maps setting names (fields of :class:`IndexSettings`) to the
         values the caller needs; any difference raises
-        :class:`SettingsMismatchError`. Nothing on disk is changed.
+        :class:`SettingsMismatchError`. Nothing on disk is changed. If a
+        writer replaces the index while it is being read, it is read again.
 
         Raises :class:`CorruptIndexError`, :class:`IndexVersionError`,
         :class:`SettingsMismatchError` or :class:`StoreError` with a message
@@ -731,29 +790,36 @@ class SavedIndex:
             raise StoreError(f"no index at {shown}; build one first (neardup-lab index build)")
         if not folder.is_dir():
             raise CorruptIndexError(f"{shown} is a file, not an index folder")
-        meta_path = folder / META_NAME
-        try:
-            with open(meta_path, "rb") as f:
-                meta_bytes = f.read(_MAX_META_BYTES + 1)
-        except FileNotFoundError:
-            raise CorruptIndexError(
-                f"{shown} has no {META_NAME}, so it is not a neardup-lab index (or it is damaged)"
-            ) from None
-        except OSError as err:
-            raise StoreError(f"cannot read {META_NAME} in {shown}: {err.strerror or err}") from None
-        meta = _parse_meta(meta_bytes, shown)
-        try:
-            settings = IndexSettings.from_json(meta["settings"])
-        except (ValueError, TypeError) as err:
-            raise CorruptIndexError(f"{META_NAME} in {shown} holds invalid settings: {err}") from None
-        if expect:
-            diffs = settings.differences(expect)
-            if diffs:
-                raise SettingsMismatchError(
-                    f"the index {shown} was built with other settings ({'; '.join(diffs)}); "
-                    "leave these options out to use the index's settings, or build a new index"
-                )
-        arrays = _load_arrays(folder / meta["data_file"], meta["data_sha256"], shown)
+        for _ in range(_OPEN_ATTEMPTS):
+            meta_bytes = _read_meta(folder, shown)
+            meta, settings = _parse_meta(meta_bytes, shown)
+            try:
+                arrays, header = _load_data(folder / meta["data_file"], meta["data_sha256"], shown)
+            except FileNotFoundError:
+                if _read_meta(folder, shown) == meta_bytes:
+                    raise CorruptIndexError(
+                        f"the data file {meta['data_file']} of the index {shown} is missing; "
+                        "restore the index from a backup or rebuild it"
+                    ) from None
+                continue  # a writer committed a newer generation and removed this one
+            _check_header(meta, header, shown)
+            _check_expected(settings, expect, shown)
+            return cls._from_arrays(arrays, settings, folder, meta_bytes, meta)
+        raise IndexBusyError(
+            f"the index {shown} changed {_OPEN_ATTEMPTS} times while it was being opened; "
+            "try again when the runs writing to it have finished"
+        )
+
+    @classmethod
+    def _from_arrays(
+        cls,
+        arrays: dict[str, np.ndarray],
+        settings: IndexSettings,
+        folder: Path,
+        meta_bytes: bytes,
+        meta: dict,
+    ) -> SavedIndex:
+        shown = folder.as_posix()
         index = cls(settings)
         _check_arrays(arrays, meta["documents"], settings, index._hasher.dtype, shown)
         index._ids = arrays["ids"].tolist()
@@ -784,72 +850,355 @@ class SavedIndex:
         }
 
 
-def _parse_meta(meta_bytes: bytes, shown: str) -> dict:
+# ----- files on disk: names, leftovers, builds in progress ------------------------------------
+
+
+def _data_name(generation: int) -> str:
+    return f"data-{generation:06d}.npz"
+
+
+def _canonical(value: object) -> str:
+    """One JSON text per value, so "the same settings" is equality of strings."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+def _remove_leftovers(folder: Path, keep: str) -> None:
+    """Delete older data files and what killed runs left in ``folder``; call with the lock held."""
+    for stale in folder.iterdir():
+        name = stale.name
+        if (_DATA_NAME.fullmatch(name) and name != keep) or name.startswith(".tmp-") or name == _BUILD_MARKER:
+            with contextlib.suppress(OSError):
+                stale.unlink()
+
+
+def _publish(staging: Path, folder: Path) -> None:
+    """Rename the finished staging folder to ``folder``, unless another run got there first."""
+    try:
+        os.rename(staging, folder)
+    except OSError:
+        if os.path.lexists(folder):
+            raise IndexExistsError(
+                f"{folder.as_posix()} was created by another run while this one was building it; "
+                "nothing was written"
+            ) from None
+        raise
+    _fsync_dir(folder.parent if str(folder.parent) else Path("."))
+
+
+def _mark_as_building(staging: Path) -> int | None:
+    """Put a locked build marker in ``staging``; return its descriptor (the lock lasts while it is open).
+
+    The marker is locked before it gets its name, so a run that looks for
+    dead builds never finds it unlocked while this build lives; the lock ends
+    with the process, however it dies. Without ``fcntl`` there is no marker.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-building-", dir=staging)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, f"{os.getpid()}\n".encode())  # for a person looking; never trusted
+        os.rename(tmp, staging / _BUILD_MARKER)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _remove_dead_builds(parent: Path) -> None:
+    """Delete the staging folders that killed builds left in ``parent``.
+
+    Only a folder named ``.tmp-*`` that holds nothing but files a build
+    writes, and whose build marker no living process has locked, is removed.
+    """
+    try:
+        import fcntl
+
+        entries = [
+            Path(e.path)
+            for e in os.scandir(parent)
+            if e.name.startswith(".tmp-") and e.is_dir(follow_symlinks=False)
+        ]
+    except (ImportError, OSError):
+        return
+    for entry in entries:
+        if _is_dead_build(entry, fcntl):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _is_dead_build(folder: Path, fcntl: object) -> bool:
+    try:
+        names = os.listdir(folder)
+        age = time.time() - os.stat(folder).st_mtime
+    except OSError:
+        return False
+    if not names or not all(_STAGED_NAME.fullmatch(name) for name in names):
+        return False
+    if _BUILD_MARKER not in names:
+        # Killed in the instant between creating its marker and naming it: only age tells.
+        return len(names) == 1 and names[0].startswith(".tmp-building-") and age > _UNMARKED_BUILD_SECONDS
+    marker = folder / _BUILD_MARKER
+    try:
+        fd = os.open(marker, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[attr-defined]
+        # Still this folder's marker, not one a finished build renamed away meanwhile.
+        return os.path.samestat(os.fstat(fd), os.stat(marker, follow_symlinks=False))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+# ----- reading an index defensively --------------------------------------------------------
+
+
+class _LongNumber:
+    """Stands for an integer in ``index.json`` too long to be anything but damage."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"a {self.digits}-digit number"
+
+
+def _parse_int(text: str) -> int | _LongNumber:
+    digits = len(text.lstrip("-"))
+    return _LongNumber(digits) if digits > _MAX_DIGITS else int(text)
+
+
+def _load_json(text: str) -> object:
+    """``json.loads`` that never builds a huge int and reports deep nesting as ValueError."""
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except RecursionError:
+        raise ValueError("it is nested too deeply") from None
+
+
+def _open_regular(path: Path) -> IO[bytes]:
+    """Open ``path`` for reading, refusing anything but a regular file (a FIFO would block)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(21, "not a regular file", str(path))
+    return os.fdopen(fd, "rb")
+
+
+def _read_meta(folder: Path, shown: str) -> bytes:
+    try:
+        with _open_regular(folder / META_NAME) as f:
+            return f.read(_MAX_META_BYTES + 1)
+    except FileNotFoundError:
+        raise CorruptIndexError(
+            f"{shown} has no {META_NAME}, so it is not a neardup-lab index (or it is damaged)"
+        ) from None
+    except OSError as err:
+        raise StoreError(f"cannot read {META_NAME} in {shown}: {err.strerror or err}") from None
+
+
+def _is_count(value: object, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+_META_CHECKS: dict[str, Callable[[object], bool]] = {
+    "documents": lambda v: _is_count(v, 0),
+    "generation": lambda v: _is_count(v, 1),
+    "data_file": lambda v: isinstance(v, str) and _DATA_NAME.fullmatch(v) is not None,
+    "data_sha256": lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) is not None,
+    "written_by": lambda v: isinstance(v, str) and len(v) <= 200,
+}
+
+
+def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, IndexSettings]:
+    """``index.json`` checked field by field, and its settings; raises naming the first bad field."""
+
+    def damaged(what: str) -> CorruptIndexError:
+        return CorruptIndexError(
+            f"the index {shown} is damaged: {what}; restore it from a backup or rebuild it"
+        )
+
     if len(meta_bytes) > _MAX_META_BYTES:
         raise CorruptIndexError(f"{META_NAME} in {shown} is far too large to be index metadata")
     try:
-        meta = json.loads(meta_bytes.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CorruptIndexError(
-            f"{META_NAME} in {shown} is not valid JSON ({err}); the index is damaged"
-        ) from None
+        meta = _load_json(meta_bytes.decode("utf-8"))
+    except ValueError as err:  # also UnicodeDecodeError and JSONDecodeError
+        raise damaged(f"{META_NAME} is not valid JSON ({err})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise CorruptIndexError(f"{META_NAME} in {shown} does not describe a neardup-lab index")
-    version = meta.get("format_version")
+    _check_version(meta.get("format_version"), shown)
+    unexpected = sorted(set(meta) - set(_META_KEYS))
+    if unexpected:
+        raise damaged(f"{META_NAME} has unexpected fields {unexpected}")
+    for key, ok in _META_CHECKS.items():
+        if key not in meta or not ok(meta[key]):
+            raise damaged(f"{META_NAME} has a missing or invalid {key!r} ({_show(meta.get(key))})")
+    if meta["data_file"] != _data_name(meta["generation"]):
+        raise damaged(
+            f"{META_NAME} names data_file {meta['data_file']!r} for generation {meta['generation']}"
+        )
+    try:
+        settings = IndexSettings.from_json(meta.get("settings"))
+    except (ValueError, TypeError) as err:
+        raise damaged(f"{META_NAME} holds invalid settings: {err}") from None
+    return meta, settings
+
+
+def _check_version(version: object, shown: str) -> None:
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise CorruptIndexError(f"{META_NAME} in {shown} has no valid format_version ({version!r})")
+        raise CorruptIndexError(
+            f"the index {shown} is damaged: {META_NAME} has no valid format_version ({_show(version)})"
+        )
     if version > FORMAT_VERSION:
         raise IndexVersionError(
             f"the index {shown} uses format version {version}, newer than the version {FORMAT_VERSION} "
             "this neardup_lab reads; upgrade neardup_lab to open it"
         )
-    checks = {
-        "documents": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-        "generation": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-        "data_file": lambda v: isinstance(v, str) and _DATA_NAME.fullmatch(v) is not None,
-        "data_sha256": lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) is not None,
-    }
-    for key, ok in checks.items():
-        if key not in meta or not ok(meta[key]):
-            raise CorruptIndexError(f"{META_NAME} in {shown} has a missing or invalid {key!r}")
-    return meta
-
-
-def _load_arrays(data_path: Path, sha256: str, shown: str) -> dict[str, np.ndarray]:
-    if not data_path.is_file():
-        raise CorruptIndexError(f"the data file {data_path.name} of the index {shown} is missing")
-    if _sha256(data_path) != sha256:
-        raise CorruptIndexError(
-            f"the data file {data_path.name} of the index {shown} does not match the checksum in "
-            f"{META_NAME}: it was damaged or replaced; restore the index from a backup or rebuild it"
+    if version < FORMAT_VERSION:
+        raise IndexVersionError(
+            f"the index {shown} uses format version {version}, older than the version {FORMAT_VERSION} "
+            "this neardup_lab reads (its settings were not covered by the checksum); build it again "
+            "from the original documents with `neardup-lab index build`"
         )
-    with open(data_path, "rb") as f:
+
+
+def _check_expected(settings: IndexSettings, expect: Mapping[str, object] | None, shown: str) -> None:
+    diffs = settings.differences(expect) if expect else []
+    if diffs:
+        raise SettingsMismatchError(
+            f"the index {shown} was built with other settings ({'; '.join(diffs)}); "
+            "leave these options out to use the index's settings, or build a new index"
+        )
+
+
+def _flatten(block: dict) -> dict[str, object]:
+    """``{"settings": {"seed": 1}}`` -> ``{"settings.seed": 1}``: the names a message gives."""
+    out: dict[str, object] = {}
+    for key, value in block.items():
+        if key == "settings" and isinstance(value, dict):
+            out.update({f"settings.{name}": v for name, v in value.items()})
+        else:
+            out[str(key)] = value
+    return out
+
+
+def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
+    """Compare ``index.json`` with what the data file (under the checksum) was written with."""
+    data_file = meta["data_file"]
+    try:
+        if header.dtype.kind != "U" or header.shape != ():
+            raise ValueError(f"dtype {header.dtype}, shape {header.shape}")
+        written = _load_json(str(header))
+        if not isinstance(written, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as err:
+        raise CorruptIndexError(
+            f"the data file {data_file} of the index {shown} has a damaged header ({err}); "
+            "restore the index from a backup or rebuild it"
+        ) from None
+    said = _flatten({key: meta[key] for key in _HEADER_KEYS})
+    wrote = _flatten({key: written.get(key) for key in _HEADER_KEYS})
+    for name in [*said, *(n for n in wrote if n not in said)]:
+        if _canonical(said.get(name)) != _canonical(wrote.get(name)):
+            raise CorruptIndexError(
+                f"the index {shown} is damaged: {META_NAME} says {name} = {_show(said.get(name))}, "
+                f"but its data file {data_file} was written with {_show(wrote.get(name))}; "
+                f"undo the edit of {META_NAME}, restore the index from a backup, or rebuild it"
+            )
+
+
+def _load_data(data_path: Path, sha256: str, shown: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The arrays and header of a data file whose checksum matches; FileNotFoundError if it is gone.
+
+    The file is opened once, so the bytes checked are the bytes loaded even if
+    a writer removes the file meanwhile.
+    """
+    try:
+        f = _open_regular(data_path)
+    except FileNotFoundError:
+        raise
+    except OSError as err:
+        raise CorruptIndexError(
+            f"the data file {data_path.name} of the index {shown} cannot be read ({err.strerror or err})"
+        ) from None
+    with f:
+        if _sha256_of(f) != sha256:
+            raise CorruptIndexError(
+                f"the data file {data_path.name} of the index {shown} does not match the checksum in "
+                f"{META_NAME}: it was damaged or replaced; restore the index from a backup or rebuild it"
+            )
+        f.seek(0)
         if f.read(4) != b"PK\x03\x04":
             raise CorruptIndexError(
                 f"the data file of the index {shown} is not a .npz archive; it is damaged"
             )
-    try:
-        with np.load(data_path, allow_pickle=False) as npz:
-            if not isinstance(npz, np.lib.npyio.NpzFile) or sorted(npz.files) != sorted(_ARRAYS):
+        try:
+            _check_members(f, os.fstat(f.fileno()).st_size, shown)
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as npz:
+                members = {name: npz[name] for name in (*_ARRAYS, _HEADER)}
+        except CorruptIndexError:
+            raise
+        except ValueError as err:
+            if "pickle" in str(err):
+                raise _pickled(shown) from None
+            raise CorruptIndexError(f"the data file of the index {shown} is damaged: {err}") from None
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, KeyError) as err:
+            raise CorruptIndexError(f"the data file of the index {shown} is damaged: {err}") from None
+    header = members.pop(_HEADER)
+    for name, value in members.items():
+        if not isinstance(value, np.ndarray):
+            raise CorruptIndexError(f"the member {name!r} of the index {shown} is not a numpy array")
+    return members, header
+
+
+def _pickled(shown: str) -> CorruptIndexError:
+    return CorruptIndexError(
+        f"the data file of the index {shown} holds Python objects (pickled data); loading them "
+        "could run code, so it is refused. This is not an index neardup_lab wrote"
+    )
+
+
+def _check_members(f: IO[bytes], size: int, shown: str) -> None:
+    """Refuse, before numpy allocates anything, members that are not plain arrays this file can hold.
+
+    ``np.savez`` stores members uncompressed, so no array can be larger than
+    the file: a member that claims more (a zip bomb, a forged ``.npy``
+    header) is damage, not a reason to allocate terabytes.
+    """
+    with zipfile.ZipFile(f) as archive:
+        infos = archive.infolist()
+        if sorted(info.filename for info in infos) != sorted(f"{name}.npy" for name in (*_ARRAYS, _HEADER)):
+            raise CorruptIndexError(f"the data file of the index {shown} does not hold the expected arrays")
+        for info in infos:
+            if info.compress_type != zipfile.ZIP_STORED or info.file_size > size:
                 raise CorruptIndexError(
-                    f"the data file of the index {shown} does not hold the expected arrays"
+                    f"the member {info.filename!r} of the index {shown} is compressed or larger than "
+                    "its file; the index is damaged"
                 )
-            arrays = {name: npz[name] for name in _ARRAYS}
-        for name, value in arrays.items():
-            if not isinstance(value, np.ndarray):
-                raise CorruptIndexError(f"the member {name!r} of the index {shown} is not a numpy array")
-        return arrays
-    except CorruptIndexError:
-        raise
-    except ValueError as err:
-        if "pickle" in str(err):
-            raise CorruptIndexError(
-                f"the data file of the index {shown} holds Python objects (pickled data); loading them "
-                "could run code, so it is refused. This is not an index neardup_lab wrote"
-            ) from None
-        raise CorruptIndexError(f"the data file of the index {shown} is damaged: {err}") from None
-    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, KeyError) as err:
-        raise CorruptIndexError(f"the data file of the index {shown} is damaged: {err}") from None
+            with archive.open(info) as member:
+                shape, dtype = _npy_header(member)
+            if dtype.hasobject:
+                raise _pickled(shown)
+            if math.prod(shape) * dtype.itemsize > info.file_size:
+                raise CorruptIndexError(
+                    f"the member {info.filename!r} of the index {shown} claims more data than it holds; "
+                    "the index is damaged"
+                )
+
+
+def _npy_header(member: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and dtype from a ``.npy`` header; ValueError if it is not one numpy writes."""
+    version = np.lib.format.read_magic(member)
+    readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    if version not in readers:
+        raise ValueError(f"unsupported .npy format version {version}")
+    shape, _, dtype = readers[version](member)
+    return shape, dtype
 
 
 def _check_arrays(

@@ -22,6 +22,7 @@ from neardup_lab import (
     replace_words,
     word_shingles,
 )
+from neardup_lab.clusters import clusters_from_pairs
 from neardup_lab.fastpath import shingle_id_batch
 from neardup_lab.pipeline import RECALL_WEIGHTS
 from neardup_lab.store import (
@@ -183,12 +184,14 @@ def test_agrees_with_dedup_on_a_corpus_split_into_batches():
 
     ours = {(older(j, m), j) for j, ms in enumerate(found) for m in ms}
     first = exact_groups(docs)
-    reps = {i for i, f in enumerate(first) if f == i}
     result = dedup(docs, threshold=0.8)
     copies = {(f, i) for i, f in enumerate(first) if f != i}
     near = set(result.pairs) - copies
     assert near, "the corpus must have near duplicates for this test to mean anything"
-    assert {(a, b) for a, b in ours if b in reps} == near
+    # dedup skips pairs that are already joined, so its pairs are some of ours, and they
+    # make the same clusters.
+    assert near <= ours
+    assert clusters_from_pairs(len(docs), ours | copies) == result.clusters
     sets = [word_shingles(d) for d in docs]
     assert all(jaccard(sets[a], sets[b]) >= 0.8 for a, b in ours)
 
@@ -352,20 +355,15 @@ def test_missing_and_non_index_paths(tmp_path):
         (lambda m: m.update(format_version="1"), CorruptIndexError, "format_version"),
         (lambda m: m.update(data_file="../../etc/passwd"), CorruptIndexError, "data_file"),
         (lambda m: m.update(data_sha256="0" * 64), CorruptIndexError, "checksum"),
-        (lambda m: m.update(documents=5), CorruptIndexError, "inconsistent"),
+        (lambda m: m.update(documents=5), CorruptIndexError, "damaged: index.json says documents = 5"),
         (lambda m: m["settings"].update(num_perm="64"), CorruptIndexError, "invalid settings"),
-        (lambda m: m["settings"].update(normalization="other/2"), None, None),
     ],
 )
 def test_bad_metadata_is_refused_and_nothing_changes(saved, change, error, message):
     rewrite_meta(saved, change)
     before = snapshot(saved)
-    if error is None:  # a different normalisation is a settings mismatch when the caller names one
-        with pytest.raises(SettingsMismatchError, match="normalization"):
-            SavedIndex.open(saved, expect={"normalization": IndexSettings().normalization})
-    else:
-        with pytest.raises(error, match=message):
-            SavedIndex.open(saved)
+    with pytest.raises(error, match=message):
+        SavedIndex.open(saved)
     assert snapshot(saved) == before
 
 
