@@ -54,10 +54,9 @@ import numpy as np
 from dask.delayed import Delayed, delayed
 
 from .clusters import choose_keepers, clusters_from_pair_array
-from .hashing import splitmix64
-from .lsh import _check_banding, candidate_pair_array
+from .lsh import band_hashes, candidate_pair_array
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from .pipeline import DedupResult, _prepare, check_settings
+from .pipeline import DedupResult, prepare
 from .readers import (
     DEFAULT_MAX_BYTES,
     Document,
@@ -67,6 +66,8 @@ from .readers import (
     detect_format,
     iter_records,
 )
+from .settings import Settings
+from .verify import IdSets, jaccard_of_pairs
 
 __all__ = ["dedup_dask", "read_bag", "band_partitions", "partition_offsets"]
 
@@ -83,8 +84,7 @@ class _Signed:
     """One partition after signing; it stays on the worker that made it."""
 
     keys: np.ndarray  # (n, 2) uint64: the 128-bit exact-copy key of each document
-    ids: np.ndarray  # shingle ids of all documents, concatenated (repeats possible)
-    starts: np.ndarray  # (n + 1,) where each document's ids begin and end
+    sets: IdSets  # sorted distinct shingle ids of each document
     signatures: np.ndarray  # (n, num_perm), b-bit values when bbits is set
     lengths: np.ndarray  # (n,) characters per document, for keeper="longest"
     problems: int  # records the readers skipped (file inputs only)
@@ -94,7 +94,7 @@ class _Signed:
 
     def distinct_ids(self, local: int) -> np.ndarray:
         """Sorted distinct shingle ids of the document at position ``local`` in this partition."""
-        return np.unique(self.ids[self.starts[local] : self.starts[local + 1]])
+        return self.sets.ids[self.sets.offsets[local] : self.sets.offsets[local + 1]]
 
 
 def _texts(partition: Any, number: int, text_column: str) -> tuple[list[str], int]:
@@ -124,23 +124,16 @@ def _texts(partition: Any, number: int, text_column: str) -> tuple[list[str], in
     return texts, problems
 
 
-def _sign(
-    partition: Any,
-    number: int,
-    text_column: str,
-    k: int,
-    shingle: str,
-    hasher_params: dict,
-    bbits: int | None,
-) -> _Signed:
+def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> _Signed:
     texts, problems = _texts(partition, number, text_column)
-    prepared = _prepare(texts, k, shingle, hasher_params)  # the code dedup runs on each chunk
+    prepared = prepare(texts, settings)  # the code dedup runs on each chunk
     keys = np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy()
-    signatures = prepared.signatures if bbits is None else bbit_signatures(prepared.signatures, bbits)
+    signatures = prepared.signatures
+    if settings.bbits is not None:
+        signatures = bbit_signatures(signatures, settings.bbits)
     return _Signed(
         keys=keys,
-        ids=prepared.ids,
-        starts=np.concatenate(([0], np.cumsum(prepared.counts))).astype(np.int64),
+        sets=prepared.sets,
         signatures=signatures,
         lengths=np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)),
         problems=problems,
@@ -217,25 +210,17 @@ def _exact_reduce(offsets: np.ndarray, *pieces: tuple[np.ndarray, np.ndarray]) -
 def band_partitions(signatures: np.ndarray, bands: int, rows: int, partitions: int) -> np.ndarray:
     """Shuffle partition of every (document, band): shape ``(n, bands)``, values ``0 .. partitions-1``.
 
-    A document's row for band ``b`` goes to the shuffle partition given by a
-    64-bit hash (SplitMix64 chained over the band number and the band's ``rows``
-    values), so equal band keys always meet in one partition and different keys spread
-    evenly. Stable across processes and machines (no built-in ``hash()``).
+    A document's row for band ``b`` goes to the shuffle partition given by its
+    band key (:func:`~neardup_lab.lsh.band_hashes`), so equal band keys always
+    meet in one partition and different keys spread evenly. Stable across
+    processes and machines (no built-in ``hash()``).
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 9, 9], [1, 2, 3, 4]], dtype=np.uint32)
     >>> where = band_partitions(sigs, bands=2, rows=2, partitions=8)
     >>> bool(where[0, 0] == where[1, 0] == where[2, 0]), bool(where[0, 1] == where[2, 1])
     (True, True)
     """
-    bands, rows = _check_banding(bands, rows, np.shape(signatures)[1])
-    sigs = np.asarray(signatures)
-    out = np.empty((len(sigs), bands), dtype=np.int64)
-    for band in range(bands):
-        h = np.full(len(sigs), band, dtype=np.uint64)
-        for column in sigs[:, band * rows : (band + 1) * rows].T:
-            h = splitmix64(h ^ column.astype(np.uint64))
-        out[:, band] = (h % np.uint64(partitions)).astype(np.int64)
-    return out
+    return (band_hashes(signatures, bands, rows) % np.uint64(partitions)).astype(np.int64)
 
 
 def _band_split(
@@ -305,26 +290,20 @@ def _verify_right(
 ) -> np.ndarray:
     """Similarity of each edge whose higher id lives here; keep those at or above the threshold."""
     kept = [_NO_EDGES]
-    right_sets: dict[int, np.ndarray] = {}
     for packet in packets:
         edges = packet[0]
         if not len(edges) or verify == "none":
             kept.append(edges)
             continue
         where = np.searchsorted(packet[1], edges[:, 0])
-        if verify == "exact":
+        if verify == "exact":  # the left documents' sets, then this partition's, in one IdSets
             flat, sizes = packet[2], packet[3]
-            starts = np.concatenate(([0], np.cumsum(sizes)))
-            scores = np.empty(len(edges))
-            for n, (w, j) in enumerate(zip(where.tolist(), (edges[:, 1] - offset).tolist())):
-                a = flat[starts[w] : starts[w + 1]]
-                if j not in right_sets:
-                    right_sets[j] = signed.distinct_ids(j)
-                b = right_sets[j]
-                found = np.searchsorted(a, b)  # both sorted and distinct, as in dedup's _exact_jaccard
-                inter = int(np.count_nonzero(a[np.minimum(found, len(a) - 1)] == b)) if len(a) else 0
-                union = len(a) + len(b) - inter
-                scores[n] = inter / union if union else 1.0
+            both = IdSets(
+                np.concatenate([flat, signed.sets.ids]),
+                np.concatenate([[0], np.cumsum(sizes), signed.sets.offsets[1:] + len(flat)]).astype(np.int64),
+            )
+            local_pairs = np.stack([where, edges[:, 1] - offset + len(sizes)], axis=1)
+            scores = jaccard_of_pairs(both, local_pairs)
         else:
             left, right = packet[2][where], signed.signatures[edges[:, 1] - offset]
             scores = (
@@ -535,9 +514,8 @@ def dedup_dask(
     ...     with Client(cluster) as client:
     ...         result = dedup_dask(["day1.jsonl", "day2.jsonl"], client=client)
     """
-    hasher, bands, rows = check_settings(
-        threshold, num_perm, shingle, bands, rows, scheme, seed, verify, keeper, bbits
-    )
+    settings = Settings(threshold, num_perm, k, shingle, scheme, seed, bands, rows, verify, keeper, bbits)
+    bands, rows = settings.bands, settings.rows
     if shuffle_partitions is not None and (
         isinstance(shuffle_partitions, bool)
         or not isinstance(shuffle_partitions, int)
@@ -545,25 +523,13 @@ def dedup_dask(
     ):
         raise ValueError(f"shuffle_partitions must be a positive int, got {shuffle_partitions!r}")
     parts, kind = _partitions(texts, read_options)
-    params = {
-        "threshold": threshold,
-        "num_perm": num_perm,
-        "k": k,
-        "shingle": shingle,
-        "bands": bands,
-        "rows": rows,
-        "verify": verify,
-        "keeper": keeper,
-        "bbits": bbits,
-        **hasher.params,
-    }
     run = _Runner(client)
     P = len(parts)
     Q = shuffle_partitions or P
 
     # 1. sign (map): one task per input partition; the results stay on the workers.
     signed = [
-        delayed(_sign)(part, p, text_column, k, shingle, hasher.params, bbits) for p, part in enumerate(parts)
+        delayed(_sign)(part, p, text_column, settings) for p, part in enumerate(parts)
     ]
     signed, sizes = run.persist(signed, [delayed(_sizes)(s) for s in signed])
     counts = run.compute(sizes)
@@ -629,8 +595,9 @@ def dedup_dask(
 
     # 5. clusters: on the client, from the gathered edges only.
     copies_array = np.concatenate([_NO_EDGES, *copy_parts])
+    copies_array = copies_array[np.lexsort((copies_array[:, 1], copies_array[:, 0]))]
+    verified = verified[np.lexsort((verified[:, 1], verified[:, 0]))]
     all_pairs = np.concatenate([copies_array, verified]).astype(np.int64)
-    all_pairs = all_pairs[np.lexsort((all_pairs[:, 1], all_pairs[:, 0]))]
     clusters = clusters_from_pair_array(n, all_pairs)
     lengths = None
     if keeper == "longest":  # only documents in a cluster of two or more need their length
@@ -669,9 +636,10 @@ def dedup_dask(
     if kind == "paths":
         stats["read"] = {"documents": n, "problems": sum(c[1] for c in counts)}
     return DedupResult(
-        pairs=[(int(a), int(b)) for a, b in all_pairs.tolist()],
+        pairs=[(int(a), int(b)) for a, b in verified.tolist()],
         clusters=clusters,
         keepers=keepers,
+        copies=[(int(a), int(b)) for a, b in copies_array.tolist()],
+        settings=settings,
         stats=stats,
-        params=params,
     )

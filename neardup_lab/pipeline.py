@@ -327,6 +327,7 @@ def dedup(
     reps = np.flatnonzero(group_of == np.arange(len(docs)))
     copy_ids = np.flatnonzero(group_of != np.arange(len(docs)))
     copies = np.stack([group_of[copy_ids], copy_ids], axis=1)
+    copies = copies[np.lexsort((copies[:, 1], copies[:, 0]))]
     clock.lap("exact", documents=len(docs), unique=len(reps), copies=len(copy_ids))
     clock.stats["signatures"] = signing
 

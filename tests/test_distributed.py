@@ -45,15 +45,16 @@ def counts(result):
     return {
         stage: {key: value for key, value in values.items() if key != "seconds"}
         for stage, values in result.stats.items()
-        if stage in ("exact", "signatures", "candidates", "verified", "clusters")
+        if stage in ("exact", "signatures", "clusters")  # dedup checks fewer candidates
     }
 
 
 def assert_same(expected, got):
-    assert got.pairs == expected.pairs
+    assert got.copies == expected.copies
+    assert set(expected.pairs) <= set(got.pairs)  # dedup skips pairs already joined; Dask checks all
     assert got.clusters == expected.clusters
     assert got.keepers == expected.keepers
-    assert got.params == expected.params
+    assert got.settings == expected.settings
     assert counts(got) == counts(expected)
 
 
@@ -76,7 +77,7 @@ def test_same_answer_as_dedup_on_a_few_thousand_documents(client, corpus):
         "shuffle_partitions": bag.npartitions,
         "workers": 2,
     }
-    assert got.stats["shuffle"]["gathered_bytes"] == 16 * len(got.pairs)
+    assert got.stats["shuffle"]["gathered_bytes"] == 16 * (len(got.pairs) + len(got.copies))
     # Every document appears once, as a keeper or a removed member of a cluster.
     assert sorted(got.keepers + got.removed) == list(range(len(corpus)))
 
