@@ -27,16 +27,11 @@ import numpy as np
 THRESHOLD = 0.8
 
 
-def _id_jaccard(a: np.ndarray, b: np.ndarray) -> float:
-    inter = len(np.intersect1d(a, b, assume_unique=True))
-    union = len(a) + len(b) - inter
-    return inter / union if union else 1.0
-
-
 def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     """Generate about ``target_docs`` documents, dedup them, score against planted truth."""
     from neardup_lab import dedup, make_corpus
     from neardup_lab.fastpath import shingle_id_batch
+    from neardup_lab.verify import IdSets, jaccard_of_pairs
 
     started = time.perf_counter()
     docs, origin, _ = make_corpus(target_docs * 2 // 5, seed=2024, copies=(0, 3))
@@ -56,18 +51,19 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     for doc, source in enumerate(origin):
         families.setdefault(source, []).append(doc)
     multi = [members for members in families.values() if len(members) > 1]
-    # Shingle ids of every document the scoring needs, computed once each.
-    needed = sorted({d for m in multi for d in m} | {d for pair in result.pairs for d in pair})
-    ids = dict(zip(needed, shingle_id_batch([docs[d] for d in needed], 5)))
-    truth = [
-        (a, b)
-        for m in multi
-        for i, a in enumerate(m)
-        for b in m[i + 1 :]
-        if _id_jaccard(ids[a], ids[b]) >= THRESHOLD
-    ]
+    # Shingle ids of every document the scoring needs, computed once each, in the kernel's layout.
+    needed = np.array(sorted({d for m in multi for d in m} | {d for pair in result.pairs for d in pair}))
+    id_lists = shingle_id_batch([docs[d] for d in needed], 5)
+    sets = IdSets(np.concatenate(id_lists), np.r_[0, np.cumsum([len(x) for x in id_lists])].astype(np.int64))
+
+    def similar(pairs: list[tuple[int, int]]) -> np.ndarray:
+        local = np.searchsorted(needed, np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+        return jaccard_of_pairs(sets, local) >= THRESHOLD
+
+    family_pairs = [(a, b) for m in multi for i, a in enumerate(m) for b in m[i + 1 :]]
+    truth = [pair for pair, ok in zip(family_pairs, similar(family_pairs)) if ok]
     found = sum(cluster_of[a] == cluster_of[b] for a, b in truth)
-    verified_ok = sum(_id_jaccard(ids[a], ids[b]) >= THRESHOLD for a, b in result.pairs)
+    verified_ok = int(similar(result.pairs).sum())
 
     rng = np.random.default_rng(7)
     left, right = rng.integers(0, len(docs), size=(2, 1_000_000))

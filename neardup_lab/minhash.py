@@ -165,6 +165,18 @@ class MinHasher:
         """
         return {"num_perm": self.num_perm, "seed": self.seed, "scheme": self.scheme}
 
+    @property
+    def coefficients(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the ``a`` and ``b`` of every hash function, to rebuild them by hand.
+
+        (For ``"one-permutation"`` they are drawn but unused: its one hash is in :mod:`~neardup_lab.oph`.)
+
+        >>> a, b = MinHasher(4, seed=2).coefficients
+        >>> a.shape, bool((a % 2 == 1).all())  # multiply-shift multipliers are odd
+        ((4,), True)
+        """
+        return self._params.a.copy(), self._params.b.copy()
+
     def hash_values(self, ids: np.ndarray) -> np.ndarray:
         """Apply every hash function to every id: shape ``(len(ids), num_perm)``.
 

@@ -2,7 +2,6 @@
 
 import itertools
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,8 +11,7 @@ from neardup_lab.fastpath import ngram_ids, shingle_id_batch, shingle_ids, token
 
 
 def _id_jaccard(a, b):
-    union = len(np.union1d(a, b))
-    return len(np.intersect1d(a, b)) / union if union else 1.0
+    return jaccard(set(a.tolist()), set(b.tolist()))
 
 
 def test_same_count_and_same_jaccard_as_strings():
