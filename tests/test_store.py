@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pickle
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +31,8 @@ from neardup_lab.fastpath import shingle_id_batch
 from neardup_lab.pipeline import RECALL_WEIGHTS
 from neardup_lab.store import (
     FORMAT_VERSION,
+    MAX_NUM_PERM,
+    MAX_SHINGLE_SIZE,
     CorruptIndexError,
     IndexBusyError,
     IndexExistsError,
@@ -462,3 +468,174 @@ def test_raw_pickle_instead_of_npz_is_refused(saved, tmp_path):
     with pytest.raises(CorruptIndexError):
         SavedIndex.open(saved)
     assert not marker.exists()
+
+
+# ----- settings that cannot work, and edits of index.json --------------------------------
+
+
+def test_settings_have_bounds_checked_before_anything_is_allocated():
+    for bad, message in [
+        ({"num_perm": MAX_NUM_PERM + 1}, "num_perm must be an int in 1..8192"),
+        ({"num_perm": 10**5000}, "an int of 16610 bits"),
+        ({"shingle_size": MAX_SHINGLE_SIZE + 1}, "shingle_size must be an int in 1..10000"),
+        ({"bands": 10**6, "rows": 10**6}, "bands must be an int in 1..128"),
+        ({"bands": 16, "rows": 9}, "exceeds num_perm"),
+        ({"seed": 2**64}, "seed must be an int"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            IndexSettings(**bad)
+    assert IndexSettings(num_perm=MAX_NUM_PERM, bands=1, rows=MAX_NUM_PERM).rows == MAX_NUM_PERM
+
+
+def neardup(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``neardup-lab ARGS`` in a subprocess; a run that would hang fails the test at the timeout."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "neardup_lab", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"neardup-lab {' '.join(args)} hung")
+
+
+@pytest.mark.parametrize(
+    ("settings", "command", "message"),
+    [
+        ({"num_perm": 1_000_000}, "info", "num_perm must be an int in 1..8192"),
+        ({"num_perm": 10**18, "bands": 10**9, "rows": 10**9}, "info", "num_perm must be an int in 1..8192"),
+        ({"num_perm": 1_000_000, "bands": None, "rows": None}, "info", "bands must be an int, got None"),
+        ({"shingle_size": 10**8}, "query", "shingle_size must be an int in 1..10000"),
+        ({"bands": 10**6, "rows": 10**6}, "query", "bands must be an int in 1..64"),
+    ],
+)
+def test_huge_settings_in_index_json_are_refused_not_run(saved, settings, command, message):
+    rewrite_meta(saved, lambda m: m["settings"].update(settings))
+    (saved.parent / "q.txt").write_text(articles(1)[0], encoding="utf-8")
+    args = ["index", command, "idx"] + (["q.txt"] if command == "query" else [])
+    result = neardup(*args, cwd=saved.parent)
+    assert result.returncode == 2, result.stderr
+    assert f"is damaged: index.json holds invalid settings: {message}" in result.stderr
+
+
+@pytest.fixture
+def two_hundred(tmp_path) -> tuple[Path, list[str]]:
+    """An index of 200 articles, each of which finds itself when queried."""
+    docs = [make_article(seed=300 + i, n_words=60) for i in range(200)]
+    index = SavedIndex(SMALL)
+    index.add([f"doc-{i}" for i in range(200)], docs)
+    index.save(tmp_path / "idx")
+    assert [len(ms) for ms in SavedIndex.open(tmp_path / "idx").query(docs)] == [1] * 200
+    return tmp_path / "idx", docs
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("seed", 2),
+        ("shingle_size", 4),
+        ("scheme", "one-permutation"),
+        ("shingle_kind", "char"),
+        ("threshold", 0.5),
+        ("num_perm", 128),
+        ("bands", 1),
+        ("rows", 1),
+        ("normalization", "other/2"),
+        ("shingle_hash", "other/1"),
+    ],
+)
+def test_an_edited_setting_is_damage_not_a_wrong_answer(two_hundred, name, value):
+    path, docs = two_hundred
+    rewrite_meta(path, lambda m: m["settings"].update({name: value}))
+    with pytest.raises(CorruptIndexError, match=rf"damaged: index.json says settings\.{name} = {value!r}"):
+        SavedIndex.open(path).query(docs)
+
+
+def edit_text(path: Path, edit) -> None:
+    meta = path / "index.json"
+    meta.write_text(edit(meta.read_text()))
+
+
+@pytest.mark.parametrize(
+    ("edit", "error", "message"),
+    [
+        (
+            lambda t: t.replace('"generation": 1', '"generation": ' + "9" * 5000),
+            CorruptIndexError,
+            r"damaged: index.json has a missing or invalid 'generation' \(a 5000-digit number\)",
+        ),
+        (
+            lambda t: t.replace('"seed": 1', '"seed": ' + "9" * 5000),
+            CorruptIndexError,
+            "damaged: index.json holds invalid settings: seed must be an int in .*5000-digit number",
+        ),
+        (
+            lambda t: t.replace(
+                '"written_by"', '"deep": ' + "[" * 100_000 + "]" * 100_000 + ', "written_by"'
+            ),
+            CorruptIndexError,
+            "damaged: index.json is not valid JSON .it is nested too deeply",
+        ),
+        (
+            lambda t: t.replace('"threshold": 0.8', '"threshold": NaN'),
+            CorruptIndexError,
+            "invalid settings: threshold",
+        ),
+        (lambda t: t.replace('"bands": ', '"bands": null, "was": '), CorruptIndexError, "unexpected"),
+        (
+            lambda t: t.replace('"written_by"', '"comment": "hi", "written_by"'),
+            CorruptIndexError,
+            r"unexpected fields \['comment'\]",
+        ),
+        (lambda t: t.replace('"written_by": "', '"written_by": 7, "x": "'), CorruptIndexError, "unexpected"),
+        (
+            lambda t: t.replace('"data_file": "data-000001.npz"', '"data_file": "data-000002.npz"'),
+            CorruptIndexError,
+            "names data_file 'data-000002.npz' for generation 1",
+        ),
+        (
+            lambda t: t.replace('"generation": 1', '"generation": 7').replace("000001", "000007"),
+            CorruptIndexError,
+            "data-000007.npz of the index .* is missing",
+        ),
+        (
+            lambda t: t.replace(f'"format_version": {FORMAT_VERSION}', '"format_version": 1'),
+            IndexVersionError,
+            "older than the version 2 .* build it again",
+        ),
+    ],
+)
+def test_any_edit_of_index_json_is_refused_as_damage(saved, edit, error, message):
+    edit_text(saved, edit)
+    before = snapshot(saved)
+    with pytest.raises(error, match=message):
+        SavedIndex.open(saved)
+    assert snapshot(saved) == before
+
+
+def test_null_banding_in_index_json_is_damage(saved):
+    rewrite_meta(saved, lambda m: m["settings"].update(bands=None, rows=None))
+    with pytest.raises(CorruptIndexError, match="invalid settings: bands must be an int, got None"):
+        SavedIndex.open(saved)
+
+
+def test_a_forged_data_file_cannot_make_numpy_allocate_more_than_the_file_holds(saved):
+    arrays = current_arrays(saved)
+    header = io.BytesIO()  # a .npy header that claims 10**12 ids in front of the 4 real ones
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": arrays["ids"].dtype.str, "fortran_order": False, "shape": (10**12,)}
+    )
+    data = saved / json.loads((saved / "index.json").read_text())["data_file"]
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, value in arrays.items():
+            member = io.BytesIO()
+            if name == "ids":
+                member.write(header.getvalue() + value.tobytes())
+            else:
+                np.save(member, value)
+            archive.writestr(f"{name}.npy", member.getvalue())
+    rewrite_meta(saved, lambda m: m.update(data_sha256=hashlib.sha256(data.read_bytes()).hexdigest()))
+    with pytest.raises(CorruptIndexError, match="claims more data than it holds"):
+        SavedIndex.open(saved)
