@@ -67,6 +67,7 @@ from .hashing import hash_shingles, splitmix64
 from .lsh import _check_banding, optimal_params
 from .minhash import SCHEMES, MinHasher
 from .pipeline import RECALL_WEIGHTS
+from .settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE
 from .text import char_shingles, normalize
 
 __all__ = [
@@ -91,11 +92,6 @@ __all__ = [
 FORMAT_NAME = "neardup-lab-index"
 #: Version 2 repeats the settings inside the data file, under its checksum.
 FORMAT_VERSION = 2
-#: Most hash values per signature: far more than any banding needs, few enough that
-#: a hand-edited ``num_perm`` cannot make opening an index hang or exhaust memory.
-MAX_NUM_PERM = 8192
-#: Longest shingle, in words or characters.
-MAX_SHINGLE_SIZE = 10_000
 #: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
 NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 #: How shingles become ids, the same way ``dedup`` makes them (word shingles as in

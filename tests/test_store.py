@@ -475,9 +475,9 @@ def test_raw_pickle_instead_of_npz_is_refused(saved, tmp_path):
 
 def test_settings_have_bounds_checked_before_anything_is_allocated():
     for bad, message in [
-        ({"num_perm": MAX_NUM_PERM + 1}, "num_perm must be an int in 1..8192"),
+        ({"num_perm": MAX_NUM_PERM + 1}, f"num_perm must be an int in 1..{MAX_NUM_PERM}"),
         ({"num_perm": 10**5000}, "an int of 16610 bits"),
-        ({"shingle_size": MAX_SHINGLE_SIZE + 1}, "shingle_size must be an int in 1..10000"),
+        ({"shingle_size": MAX_SHINGLE_SIZE + 1}, f"shingle_size must be an int in 1..{MAX_SHINGLE_SIZE}"),
         ({"bands": 10**6, "rows": 10**6}, "bands must be an int in 1..128"),
         ({"bands": 16, "rows": 9}, "exceeds num_perm"),
         ({"seed": 2**64}, "seed must be an int"),
@@ -504,10 +504,14 @@ def neardup(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("settings", "command", "message"),
     [
-        ({"num_perm": 1_000_000}, "info", "num_perm must be an int in 1..8192"),
-        ({"num_perm": 10**18, "bands": 10**9, "rows": 10**9}, "info", "num_perm must be an int in 1..8192"),
+        ({"num_perm": 1_000_000}, "info", f"num_perm must be an int in 1..{MAX_NUM_PERM}"),
+        (
+            {"num_perm": 10**18, "bands": 10**9, "rows": 10**9},
+            "info",
+            f"num_perm must be an int in 1..{MAX_NUM_PERM}",
+        ),
         ({"num_perm": 1_000_000, "bands": None, "rows": None}, "info", "bands must be an int, got None"),
-        ({"shingle_size": 10**8}, "query", "shingle_size must be an int in 1..10000"),
+        ({"shingle_size": 10**8}, "query", f"shingle_size must be an int in 1..{MAX_SHINGLE_SIZE}"),
         ({"bands": 10**6, "rows": 10**6}, "query", "bands must be an int in 1..64"),
     ],
 )
