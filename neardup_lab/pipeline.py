@@ -20,7 +20,7 @@ from .clusters import choose_keepers, clusters_from_pair_array
 from .fastpath import hash_token_lists, ngram_ids
 from .hashing import hash_shingles
 from .lsh import BandGroups, band_groups
-from .minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
+from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
 from .text import _separator_table, char_shingles, words
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets, verified_edges
@@ -96,8 +96,8 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
 class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle id sets, signatures.
 
-    ``signatures`` has one row per document; rows of exact copies of an earlier
-    document (within the chunk) are not signed and hold the empty value.
+    ``signatures`` has one row per document; an exact copy of an earlier document
+    (within the batch) is not signed again but shares that document's row.
     """
 
     keys: list[bytes]
@@ -128,14 +128,15 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
         ids = np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)
     sets = pack_id_sets(ids, counts)
     first: dict[bytes, int] = {}
-    signed = np.array([first.setdefault(key, i) == i for i, key in enumerate(keys)], dtype=bool)
+    first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
+    signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
-    signatures = np.full((len(docs), hasher.num_perm), empty_value(hasher.scheme), dtype=hasher.dtype)
-    if signed.any():
-        starts, ends = sets.offsets[:-1][signed], sets.offsets[1:][signed]
-        lengths = ends - starts
-        within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        signatures[signed] = hasher.signatures_flat(sets.ids[np.repeat(starts, lengths) + within], lengths)
+    signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
+    starts, ends = sets.offsets[:-1][signed], sets.offsets[1:][signed]
+    lengths = ends - starts
+    within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    signatures[signed] = hasher.signatures_flat(sets.ids[np.repeat(starts, lengths) + within], lengths)
+    signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
     return Prepared(keys, sets, signatures)
 
 
