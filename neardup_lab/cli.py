@@ -46,6 +46,7 @@ from .lsh import approx_threshold, s_curve
 from .minhash import SCHEMES
 from .pipeline import RECALL_WEIGHTS, DedupResult, dedup
 from .readers import DEFAULT_MAX_BYTES, FORMATS, REASONS, InputError, ReadReport, read_inputs
+from .settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE
 from .store import LOCK_NAME, META_NAME, IndexSettings, Match, SavedIndex, StoreError, atomic_writer
 from .text import normalize
 
@@ -56,10 +57,6 @@ EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
 #: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
 OUT_FORMATS = ("jsonl", "csv")
-#: Longest signature accepted: 32 KiB per document; longer ones cost time without adding accuracy.
-MAX_NUM_PERM = 8192
-#: Longest shingle accepted, in words or characters: anything longer is a whole document.
-MAX_SHINGLE_SIZE = 10_000
 _PROBLEMS_SHOWN = 20
 _MATCHES_SHOWN = 20
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)

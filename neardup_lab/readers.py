@@ -429,17 +429,22 @@ class _ToRead:
 
 @dataclass(frozen=True)
 class _Descend:
-    """A folder found in a folder, to be walked: where it is, its path below the input, its real path."""
+    """A folder to walk: where it is, its path below the input, its real path.
+
+    ``key`` (``(st_dev, st_ino)``) and ``parent`` (the real path of the folder
+    holding it) are checked against :class:`_Seen` when the walk reaches it;
+    an input folder, checked already, has neither.
+    """
 
     path: str
     rel: str
     real: str
+    key: tuple[int, int] | None = None
+    parent: str | None = None
 
 
-def _classify(
-    entry: os.DirEntry, rel: str, shown: str, parent_real: str, seen: _Seen
-) -> _ToRead | _Descend | Problem | _OtherFile:
-    """What to do with one folder entry: read it, walk it, report it, or pass it over."""
+def _classify(entry: os.DirEntry, rel: str, shown: str, parent_real: str) -> _ToRead | _Descend | _OtherFile:
+    """What to do with one folder entry: read it, walk it, or pass it over."""
     is_txt = entry.name.lower().endswith(".txt")
     own_path = os.path.join(parent_real, entry.name)
     try:
@@ -449,16 +454,17 @@ def _classify(
         return _ToRead(entry.path, shown, own_path) if is_txt else _OtherFile(shown)
     real = os.path.realpath(entry.path) if is_link else own_path
     if stat.S_ISDIR(info.st_mode):
-        problem = seen.folder((info.st_dev, info.st_ino), shown, real, parent_real)
-        return problem or _Descend(entry.path, rel, real)
+        return _Descend(entry.path, rel, real, (info.st_dev, info.st_ino), parent_real)
     return _ToRead(entry.path, shown, real) if is_txt else _OtherFile(shown)
 
 
 def _walk(folder: str, seen: _Seen) -> list[tuple[str, _ToRead | Problem | _OtherFile]]:
     """Every entry below ``folder`` with its relative path, sorted by that path.
 
-    An explicit stack instead of recursion, so a tree of any depth is walked;
-    each folder is entered once (see :class:`_Seen`).
+    Depth first in name order, with an explicit stack instead of recursion,
+    so a tree of any depth is walked; each folder is entered once, and when
+    two links lead to one folder the first in that order is followed (see
+    :class:`_Seen`).
     """
     base = _display(folder)
 
@@ -469,20 +475,27 @@ def _walk(folder: str, seen: _Seen) -> list[tuple[str, _ToRead | Problem | _Othe
     stack = [_Descend(folder, "", os.path.realpath(folder))]
     while stack:
         here = stack.pop()
+        if here.key is not None and here.parent is not None:
+            again = seen.folder(here.key, show(here.rel), here.real, here.parent)
+            if again:
+                found.append((here.rel, again))
+                continue
         try:
             with os.scandir(here.path) as listing:
-                entries = list(listing)
+                entries = sorted(listing, key=lambda entry: entry.name)
         except OSError as err:
             message = f"cannot be listed ({err.strerror or err}), so none of its files is read"
             found.append((here.rel, Problem(show(here.rel), None, "unreadable-folder", message)))
             continue
+        folders = []
         for entry in entries:
             rel = f"{here.rel}/{entry.name}" if here.rel else entry.name
-            item = _classify(entry, rel, show(rel), here.real, seen)
+            item = _classify(entry, rel, show(rel), here.real)
             if isinstance(item, _Descend):
-                stack.append(item)
+                folders.append(item)
             else:
                 found.append((rel, item))
+        stack.extend(reversed(folders))  # so they are popped in name order
     found.sort(key=lambda pair: pair[0])
     return found
 

@@ -158,6 +158,15 @@ def test_jsonl_size_limit_is_per_record(cwd):
     assert "120 bytes" in report.problems[0].message
 
 
+def test_jsonl_line_far_over_the_limit_is_passed_over_not_held(cwd):
+    giant = json.dumps({"text": "w " * 600_000})  # 1.2 MB: over 6 * max_bytes + 1 MB
+    write(cwd / "g.jsonl", giant + "\n" + json.dumps({"text": "small"}) + "\n")
+    report = read_inputs(["g.jsonl"], max_bytes=10)
+    assert problems_by_where(report) == {"g.jsonl:1": "too-large"}
+    assert "longer than 1000060 bytes" in report.problems[0].message
+    assert [(d.id, d.text) for d in report.documents] == [("g.jsonl:2", "small")]
+
+
 def test_binary_jsonl_is_one_problem(cwd):
     write(cwd / "z.jsonl", b"PK\x03\x04\x00\x00garbage\n" * 10)
     report = read_inputs(["z.jsonl"])
@@ -217,6 +226,36 @@ def test_csv_large_field_is_refused_not_a_csv_error(cwd):
     assert problems_by_where(report) == {"big.csv:2": "too-large"}
     assert [d.text for d in report.documents] == ["small"]
     assert read_inputs(["big.csv"], max_bytes=0).documents[0].text == big
+
+
+def test_csv_unclosed_quote_rereads_the_lines_it_swallowed(cwd):
+    write(cwd / "u.csv", 'id,text\n1,ok\n2,"open quote\n3,swallowed\n4,too\n')
+    report = read_inputs(["u.csv"])
+    assert [(d.id, d.text) for d in report.documents] == [
+        ("u.csv:2", "ok"),
+        ("u.csv:4", "swallowed"),
+        ("u.csv:5", "too"),
+    ]
+    (problem,) = report.problems
+    assert (problem.where, problem.reason) == ("u.csv:3", "bad-csv")
+    assert "never closed" in problem.message and "lines 3-5" in problem.message
+
+
+def test_csv_unclosed_quote_in_the_header_reads_no_row(cwd):
+    write(cwd / "h.csv", 'id,"text\n1,ok\n')
+    report = read_inputs(["h.csv"])
+    assert report.documents == [] and problems_by_where(report) == {"h.csv:1": "bad-csv"}
+    assert "no row of this file was read" in report.problems[0].message
+
+
+def test_csv_record_far_over_the_limit_stops_reading_with_a_problem(cwd):
+    swallowed = "".join(f"{i},row {i}\n" for i in range(3, 120_000))  # about 1.3 MB after the quote
+    write(cwd / "big.csv", 'id,text\n1,ok\n2,"open quote\n' + swallowed)
+    report = read_inputs(["big.csv"], max_bytes=10)
+    assert [d.id for d in report.documents] == ["big.csv:2"]
+    (problem,) = report.problems
+    assert (problem.where, problem.reason) == ("big.csv:3", "too-large")
+    assert "stopped here" in problem.message
 
 
 def test_empty_files_hold_no_records(cwd):
