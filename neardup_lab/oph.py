@@ -22,6 +22,8 @@ __all__ = ["oph_signatures", "densify", "EMPTY"]
 #: The value of a bin that no shingle reached (the largest uint32).
 EMPTY = np.uint32(0xFFFFFFFF)
 _MAX_PROBES = 4096
+# Largest probe table kept (probes x bins); past it, remaining bins go round instead.
+_MAX_TABLE = 1 << 22
 
 
 def _seed_offset(seed: int, salt: int) -> np.uint64:
@@ -76,7 +78,11 @@ def densify(signatures: np.ndarray, seed: int) -> np.ndarray:
     """Fill the empty bins of one-permutation signatures (optimal densification).
 
     Empty bin ``i`` looks at bins ``table[0, i]``, ``table[1, i]``, ... (the
-    same sequence for every document) and copies the first non-empty one.
+    same sequence for every document) and copies the first non-empty one. A
+    document with very few shingles may leave a bin unfilled after many probes;
+    such a bin then copies the next non-empty bin after its last probe, going
+    round, which is again the same rule for every document, so memory stays
+    bounded whatever the signature length.
 
     >>> sigs = np.array([[7, EMPTY, EMPTY, 3]], dtype=np.uint32)
     >>> filled = densify(sigs, seed=1)
@@ -90,16 +96,28 @@ def densify(signatures: np.ndarray, seed: int) -> np.ndarray:
     if not need.any():
         return sigs
     num_perm = sigs.shape[1]
-    table = _probe_table(num_perm, seed, 64)
+    most = max(64, min(_MAX_PROBES, _MAX_TABLE // num_perm))
+    table = _probe_table(num_perm, seed, min(64, most))
     doc, bin_ = np.nonzero(need)
     source = sigs.copy()
-    for attempt in range(_MAX_PROBES):
+    for attempt in range(most):
         if attempt == len(table):
-            table = _probe_table(num_perm, seed, 2 * len(table))
+            table = _probe_table(num_perm, seed, min(2 * len(table), most))
         picked = table[attempt, bin_]
         ok = ~original_empty[doc, picked]
         sigs[doc[ok], bin_[ok]] = source[doc[ok], picked[ok]]
         doc, bin_ = doc[~ok], bin_[~ok]
         if not len(doc):
             return sigs
-    raise RuntimeError("densification did not converge; this should not happen for non-empty documents")
+    # Going round from the last probe: the first non-empty bin at or after it.
+    start = table[most - 1, bin_]
+    filled = ~original_empty[doc]  # (remaining, num_perm)
+    offset = np.argmax(_rolled(filled, start), axis=1)
+    sigs[doc, bin_] = source[doc, (start + offset) % num_perm]
+    return sigs
+
+
+def _rolled(rows: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Row ``r`` of ``rows`` rotated left by ``start[r]``."""
+    columns = (np.arange(rows.shape[1])[None, :] + start[:, None]) % rows.shape[1]
+    return np.take_along_axis(rows, columns, axis=1)

@@ -20,7 +20,6 @@ from neardup_lab import (
 from neardup_lab.pipeline import prepare
 from neardup_lab.settings import MAX_NUM_PERM, Settings
 
-
 # --- settings that cannot work fail at once, before any allocation --------------------------
 
 
@@ -138,3 +137,10 @@ def test_dedup_stages_equal_the_teaching_functions():
     result = dedup(docs, threshold=0.7, num_perm=64)
     assert result.clusters == union_find.groups()
     assert set(result.pairs) <= verified
+
+
+@pytest.mark.parametrize("num_perm", [1024, 8192])
+def test_one_shingle_document_densifies_at_any_signature_length(num_perm):
+    hasher = MinHasher(num_perm, scheme="one-permutation")
+    signature = hasher.signature(np.array([5], dtype=np.uint64))
+    assert len(set(signature.tolist())) == 1  # every bin copies the one that was filled
