@@ -50,7 +50,7 @@ class LongFloat(NamedTuple):
     value: str
 
     def __str__(self) -> str:
-        return f"{self.notebook}, cell {self.cell}, {self.where}: {self.value}"
+        return f"{self.notebook}::Cell {self.cell}, {self.where}: {self.value}"
 
 
 def significant_digits(mantissa: str) -> int:
@@ -94,15 +94,16 @@ def _join(data: str | list[str]) -> str:
 def long_floats(nb: dict, name: str, max_digits: int = MAX_DIGITS) -> list[LongFloat]:
     """Every long float in the stored outputs of notebook ``nb`` (a dict or nbformat node).
 
-    ``cell`` is the index in ``nb["cells"]``, as nbval numbers its items.
+    ``cell`` counts code cells only, from 0, as nbval names its items ("Cell 7").
 
     >>> nb = {"cells": [{"cell_type": "code", "source": "", "outputs": [
     ...     {"output_type": "stream", "name": "stdout", "text": "0.1234567890123456\\n"}]}]}
     >>> [str(f) for f in long_floats(nb, "demo.ipynb")]
-    ['demo.ipynb, cell 0, stream stdout: 0.1234567890123456']
+    ['demo.ipynb::Cell 0, stream stdout: 0.1234567890123456']
     """
     found = []
-    for index, cell in enumerate(nb["cells"]):
+    code_cells = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
+    for index, cell in enumerate(code_cells):
         for output in cell.get("outputs", []):
             for where, text in _texts(output):
                 found += [LongFloat(name, index, where, v) for v in long_floats_in_text(text, max_digits)]
@@ -174,7 +175,7 @@ def _result(mime: str, data: object) -> dict:
 def test_scanner_finds_a_long_float_in_every_kind_of_output(output: dict, where: str) -> None:
     found = long_floats(_fake_notebook(output), "fake.ipynb")
     assert len(found) == 1
-    assert found[0].notebook == "fake.ipynb" and found[0].cell == 1 and found[0].where == where
+    assert found[0].notebook == "fake.ipynb" and found[0].cell == 0 and found[0].where == where
     assert found[0].value.startswith(("0.0253119313977774", "2.53119313977774e-02"))
 
 
@@ -182,7 +183,7 @@ def test_the_notebook_test_fails_on_a_fake_notebook_with_a_long_float(tmp_path: 
     nb = nbformat.from_dict(_fake_notebook({"output_type": "stream", "name": "stdout", "text": f"{LONG}\n"}))
     path = tmp_path / "fake.ipynb"
     nbformat.write(nb, path)
-    with pytest.raises(AssertionError, match=r"fake\.ipynb, cell 1, stream stdout: 0\.025311931397777453"):
+    with pytest.raises(AssertionError, match=r"fake\.ipynb::Cell 0, stream stdout: 0\.025311931397777453"):
         check_notebook(path, tmp_path)
 
 
