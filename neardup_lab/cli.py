@@ -553,6 +553,14 @@ def _read(args: argparse.Namespace, console: _Console) -> tuple[ReadReport, floa
     return report, time.perf_counter() - started
 
 
+def _check_outputs_after_reading(args: argparse.Namespace, report: ReadReport) -> None:
+    """Refuse an output that is one of the files read, reached through a folder or a link."""
+    for option in ("out", "problems"):
+        path = getattr(args, option, None)
+        if path is not None and os.path.realpath(path) in report.input_files:
+            raise UsageError(f"--{option} {path} is one of the files read as input; write it elsewhere")
+
+
 def _write_reports(reports: list[tuple[str, _Writer]]) -> None:
     """Write every report: all of them appear, or (on an error) none."""
     with _staged(reports):
@@ -692,6 +700,7 @@ def _run_dedup(args: argparse.Namespace, console: _Console) -> int:
     _check_outputs(args)
     settings, origin = _settings_from_args(args)
     report, read_seconds = _read(args, console)
+    _check_outputs_after_reading(args, report)
     _report_problems(report, args, console)
     texts = [d.text for d in report.documents]
     if not texts:
@@ -864,6 +873,7 @@ def _run_index_batch(args: argparse.Namespace, console: _Console, action: str) -
         settings, origin = index.settings, "index"
     before = len(index)
     report, read_seconds = _read(args, console)
+    _check_outputs_after_reading(args, report)
     _report_problems(report, args, console)
     if args.explain:
         _explain(settings, origin, console)

@@ -169,12 +169,17 @@ class Problem:
 
 @dataclass
 class ReadReport:
-    """Everything read from a list of inputs: documents, problems, and counts."""
+    """Everything read from a list of inputs: documents, problems, and counts.
+
+    ``input_files`` holds the real path of every file met as an input, read
+    or not, so that no output is ever written over one of them.
+    """
 
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     blank_lines: int = 0
     other_files: int = 0
+    input_files: set[str] = field(default_factory=set)
 
     @property
     def skipped(self) -> Counter:
@@ -951,7 +956,7 @@ def read_inputs(
     for p in checked:  # fail on an unknown format before anything is read
         detect_format(p, fmt)
     report = ReadReport()
-    seen: set[str] = set()
+    seen: set[str] = set()  # document ids
     read_already = _Seen()
     for p in checked:
         items: Iterable = _iter_raw(p, fmt, field, column, encoding, max_bytes, delimiter, read_already)
@@ -972,4 +977,5 @@ def read_inputs(
                 report.blank_lines += 1
             else:
                 report.other_files += 1
+    report.input_files = set(read_already.files)
     return report

@@ -280,6 +280,19 @@ def test_output_may_sit_in_an_input_folder_when_it_is_not_a_document(news, monke
     assert len(read_jsonl(news / "news" / "clusters.jsonl")) == 6
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs symbolic links")
+def test_output_may_not_be_a_file_read_through_a_folder_link(tmp_path, monkeypatch, capsys):
+    (tmp_path / "g").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "o.txt").write_text(article(1), encoding="utf-8")
+    os.symlink("../other", tmp_path / "g" / "linked")
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    assert main(["dedup", "g", "--out", "g/linked/o.txt", "--out-format", "jsonl"]) == 2
+    assert "is one of the files read as input" in capsys.readouterr().err
+    assert snapshot(tmp_path) == before
+
+
 def test_quiet_and_explain(news, monkeypatch, capsys):
     (news / "news" / "bin.txt").write_bytes(b"\x00\x01")
     quiet = run("dedup", "news", "--quiet", cwd=news)
