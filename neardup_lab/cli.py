@@ -57,6 +57,8 @@ EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
 #: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
 OUT_FORMATS = ("jsonl", "csv")
+#: Most signing processes --jobs accepts.
+MAX_JOBS = 256
 _PROBLEMS_SHOWN = 20
 _MATCHES_SHOWN = 20
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -198,13 +200,22 @@ def _seed(text: str) -> int:
 
 
 def _jobs(text: str) -> int:
+    """A number of signing processes: 1..MAX_JOBS, or -1 for all cores.
+
+    >>> _jobs("-1")
+    -1
+    """
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {_echo(text)}") from None
     if value == 0 or value < -1:
         raise argparse.ArgumentTypeError(
             f"must be a positive number of processes, or -1 for all cores; got {text}"
+        )
+    if value > MAX_JOBS:  # every process is started up front: a typo must not fork thousands
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_JOBS}, got {text}; -1 uses every core of this machine"
         )
     return value
 

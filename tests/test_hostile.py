@@ -336,7 +336,7 @@ def test_row09_exit_2_leaves_no_report_behind(batches, monkeypatch):
 
 def test_row10_huge_num_perm_and_k_are_usage_errors(tmp_path, monkeypatch, capsys):
     write(tmp_path / "f" / "a.txt", article(0))
-    for option, value in [("--num-perm", "1000000"), ("-k", "100000000")]:
+    for option, value in [("--num-perm", "1000000"), ("-k", "100000000"), ("--jobs", "100000")]:
         result = run("dedup", "f", option, value, "--out", "c.jsonl", cwd=tmp_path)
         assert result.returncode == 2, (option, result.stderr)
         assert "usage: neardup-lab dedup" in result.stderr and "must be at most" in result.stderr
