@@ -6,7 +6,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 _CHUNK = 2000  # documents per unit of work
+_CHUNK_CHARS = 4_000_000  # characters per unit of work: one Python str per word costs about 60 bytes
 
 
 @dataclass
@@ -140,8 +141,21 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     return Prepared(keys, sets, signatures)
 
 
+def _chunks(docs: Sequence[str]) -> Iterator[Sequence[str]]:
+    """Consecutive slices of ``docs`` of at most ``_CHUNK`` documents and about ``_CHUNK_CHARS``
+    characters (a long document alone), so the words of one chunk fit in bounded memory."""
+    ends = np.cumsum(np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)))
+    start = 0
+    while start < len(docs):
+        before = ends[start - 1] if start else 0
+        stop = int(np.searchsorted(ends, before + _CHUNK_CHARS, side="right"))
+        stop = min(max(stop, start + 1), start + _CHUNK)
+        yield docs[start:stop]
+        start = stop
+
+
 def _prepare_all(docs: Sequence[str], settings: Settings, n_jobs: int, progress: bool) -> Prepared:
-    chunks = [docs[i : i + _CHUNK] for i in range(0, len(docs), _CHUNK)]
+    chunks = list(_chunks(docs))
     bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
     parts: list[Prepared] = []
     _separator_table()  # build the Unicode table once here, so forked workers inherit it

@@ -144,3 +144,8 @@ def test_one_shingle_document_densifies_at_any_signature_length(num_perm):
     hasher = MinHasher(num_perm, scheme="one-permutation")
     signature = hasher.signature(np.array([5], dtype=np.uint64))
     assert len(set(signature.tolist())) == 1  # every bin copies the one that was filled
+
+
+def test_no_documents_and_one_document():
+    assert dedup([]).clusters == [] and dedup([]).keepers == []
+    assert dedup(["alone"]).clusters == [[0]]
