@@ -157,40 +157,49 @@ def _chunks(docs: Sequence[str]) -> Iterator[Sequence[str]]:
 def _prepare_all(docs: Sequence[str], settings: Settings, n_jobs: int, progress: bool) -> Prepared:
     chunks = list(_chunks(docs))
     bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
-    parts: list[Prepared] = []
     _separator_table()  # build the Unicode table once here, so forked workers inherit it
+    collected = _Collected(docs, settings)
     if n_jobs == 1 or len(chunks) <= 1:
         for chunk in chunks:
-            parts.append(prepare(chunk, settings))
+            collected.add(prepare(chunk, settings))
             bar.update(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+        with ProcessPoolExecutor(max_workers=min(n_jobs, len(chunks))) as pool:
             for chunk, part in zip(chunks, pool.map(prepare, chunks, repeat(settings))):
-                parts.append(part)
+                collected.add(part)
                 bar.update(len(chunk))
     bar.close()
-    return _join(parts, settings)
+    return collected.result()
 
 
-def _join(parts: list[Prepared], settings: Settings) -> Prepared:
-    """Concatenate chunk results, releasing each chunk once copied (peak: total + one chunk)."""
-    n_docs = sum(len(p.keys) for p in parts)
-    hasher = settings.hasher()
-    keys: list[bytes] = []
-    ids = np.empty(sum(len(p.sets.ids) for p in parts), dtype=np.uint64)
-    offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    signatures = np.empty((n_docs, hasher.num_perm), dtype=hasher.dtype)
-    at_id = at_doc = 0
-    parts.reverse()  # pop from the end: the original order, without shifting the list
-    while parts:
-        part = parts.pop()
-        size = len(part.keys)
-        keys.extend(part.keys)
-        ids[at_id : at_id + len(part.sets.ids)] = part.sets.ids
-        offsets[at_doc + 1 : at_doc + size + 1] = part.sets.offsets[1:] + at_id
-        signatures[at_doc : at_doc + size] = part.signatures
-        at_id, at_doc = at_id + len(part.sets.ids), at_doc + size
-    return Prepared(keys, IdSets(ids, offsets), signatures)
+class _Collected:
+    """Chunk results copied into whole-run arrays as they arrive, so each chunk is freed at once.
+
+    The id array is reserved for the most shingles the texts can have (a word
+    shingle needs at least two characters); the operating system makes memory
+    resident only where ids are written, so the reserve costs nothing.
+    """
+
+    def __init__(self, docs: Sequence[str], settings: Settings) -> None:
+        hasher = settings.hasher()
+        chars = sum(map(len, docs))
+        self.ids = np.empty(chars // 2 + len(docs) if settings.shingle == "word" else chars, dtype=np.uint64)
+        self.offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+        self.signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
+        self.keys: list[bytes] = []
+
+    def add(self, part: Prepared) -> None:
+        at_doc, at_id, size = len(self.keys), int(self.offsets[len(self.keys)]), len(part.keys)
+        end = at_id + len(part.sets.ids)
+        if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
+            self.ids = np.concatenate([self.ids[:at_id], np.empty(2 * end - at_id, dtype=np.uint64)])
+        self.ids[at_id:end] = part.sets.ids
+        self.offsets[at_doc + 1 : at_doc + size + 1] = part.sets.offsets[1:] + at_id
+        self.signatures[at_doc : at_doc + size] = part.signatures
+        self.keys.extend(part.keys)
+
+    def result(self) -> Prepared:
+        return Prepared(self.keys, IdSets(self.ids[: self.offsets[-1]], self.offsets), self.signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:
