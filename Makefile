@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit notebooks notebooks-simd build-book browser labs clean
+.PHONY: book test lint unit unit-all notebooks notebooks-simd build-book browser labs clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,12 +16,17 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
-test: $(STAMP) lint unit notebooks notebooks-simd build-book browser
+test: $(STAMP) lint unit-all notebooks notebooks-simd build-book browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# The quick loop: everything but the slow and browser tests.
 unit: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not browser and not slow" tests --doctest-modules neardup_lab
+
+# Every test but the browser pass (that needs the built book).
+unit-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser" tests --doctest-modules neardup_lab
 
 notebooks: $(STAMP)

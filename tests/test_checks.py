@@ -192,6 +192,7 @@ def test_minhash_signature(capsys):
     )
 
 
+@pytest.mark.slow  # starts Python processes with different hash seeds
 def test_minhash_signature_with_builtin_hash_fails_in_every_process():
     program = textwrap.dedent(
         """

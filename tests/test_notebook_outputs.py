@@ -57,7 +57,7 @@ def significant_digits(mantissa: str) -> int:
     """Significant digits of a decimal mantissa: leading and trailing zeros do not count.
 
     >>> significant_digits("0.025311931397777453"), significant_digits("100.50")
-    (17, 3)
+    (17, 4)
     """
     return len(mantissa.replace(".", "").strip("0"))
 
