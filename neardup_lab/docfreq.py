@@ -26,6 +26,8 @@ from collections import Counter
 from collections.abc import Sequence, Set
 from numbers import Integral, Real
 
+from .text import _require_set
+
 __all__ = ["document_frequencies", "frequent_shingles", "drop_frequent"]
 
 
@@ -36,11 +38,7 @@ def _check_sets(shingle_sets: object) -> Sequence[Set]:
             f"{type(shingle_sets).__name__} {shingle_sets!r:.60}"
         )
     for position, shingles in enumerate(shingle_sets):
-        if not isinstance(shingles, Set):
-            raise TypeError(
-                f"shingle_sets[{position}] must be a set of shingles, got "
-                f"{type(shingles).__name__} {shingles!r:.60}; build one with word_shingles(text)"
-            )
+        _require_set(shingles, f"shingle_sets[{position}]")
     return shingle_sets
 
 
