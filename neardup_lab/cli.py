@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import json
 import os
 import sys
@@ -42,12 +43,13 @@ from pathlib import Path
 from typing import IO
 
 from .clusters import KEEPER_POLICIES
+from .indexfile import LOCK_NAME, META_NAME, StoreError, atomic_writer
 from .lsh import approx_threshold, s_curve
 from .minhash import SCHEMES
-from .pipeline import RECALL_WEIGHTS, DedupResult, dedup
+from .pipeline import DedupResult, dedup
 from .readers import DEFAULT_MAX_BYTES, FORMATS, REASONS, InputError, ReadReport, read_inputs
-from .settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE
-from .store import LOCK_NAME, META_NAME, IndexSettings, Match, SavedIndex, StoreError, atomic_writer
+from .settings import RECALL_WEIGHTS, SHINGLE_KINDS, Settings
+from .store import Match, SavedIndex
 from .text import normalize
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR"]
@@ -62,6 +64,7 @@ MAX_JOBS = 256
 _PROBLEMS_SHOWN = 20
 _MATCHES_SHOWN = 20
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Settings)}
 
 _MAIN_EPILOG = """\
 examples:
@@ -134,69 +137,33 @@ class UsageError(Exception):
 # ----- argument parsing ---------------------------------------------------------------
 
 
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
-
-
 def _echo(text: str) -> str:
     """``text`` quoted for an error message, cut short when it is long."""
     return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {_echo(text)}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
+def _number(text: str) -> float:
+    """A number; its range is checked by :class:`~neardup_lab.settings.Settings`.
 
-
-def _num_perm(text: str) -> int:
-    """A signature length in 1..MAX_NUM_PERM, refused before any work starts.
-
-    >>> _num_perm("256")
-    256
+    >>> _number("0.7")
+    0.7
     """
-    value = _positive_int(text)
-    if value > MAX_NUM_PERM:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {MAX_NUM_PERM}, got {text}; longer signatures cost memory and time "
-            "without making the estimates noticeably better"
-        )
-    return value
-
-
-def _shingle_size(text: str) -> int:
-    """A shingle size in 1..MAX_SHINGLE_SIZE, refused before any work starts.
-
-    >>> _shingle_size("5")
-    5
-    """
-    value = _positive_int(text)
-    if value > MAX_SHINGLE_SIZE:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {MAX_SHINGLE_SIZE}, got {text}; shingles are a few words or characters "
-            "(5 words, 4 characters are typical)"
-        )
-    return value
-
-
-def _seed(text: str) -> int:
     try:
-        value = int(text)
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value < 2**64:
-        raise argparse.ArgumentTypeError(f"must be in [0, 2**64), got {text}")
-    return value
+        raise argparse.ArgumentTypeError(f"expected a number, got {_echo(text)}") from None
+
+
+def _whole(text: str) -> int:
+    """A whole number; its range is checked by :class:`~neardup_lab.settings.Settings`.
+
+    >>> _whole("128")
+    128
+    """
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {_echo(text)}") from None
 
 
 def _jobs(text: str) -> int:
@@ -265,61 +232,44 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:
+    """Options named after the fields of :class:`~neardup_lab.settings.Settings`, which checks them."""
     if from_index:
         title = "settings (stored in the index; give one only to check it matches)"
     else:
         title = "similarity and hashing"
     g = p.add_argument_group(title)
-    d = {} if from_index else {"threshold": 0.8, "k": 5, "shingle": "word", "perm": 128, "seed": 1}
 
     def default(name: str) -> str:
-        return "" if from_index else f" (default: {d[name]})"
+        return "" if from_index else f" (default: {_DEFAULTS[name]})"
 
     g.add_argument(
         "--threshold",
-        type=_threshold,
-        default=None,
+        type=_number,
         metavar="T",
         help="Jaccard similarity from which two documents are duplicates" + default("threshold"),
     )
     g.add_argument(
         "-k",
         "--shingle-size",
-        type=_shingle_size,
-        default=None,
+        dest="k",
+        type=_whole,
         metavar="K",
         help="words (or characters) per shingle" + default("k"),
     )
+    g.add_argument("--shingle", choices=SHINGLE_KINDS, help="shingle kind" + default("shingle"))
     g.add_argument(
-        "--shingle", choices=("word", "char"), default=None, help="shingle kind" + default("shingle")
-    )
-    g.add_argument(
-        "--num-perm",
-        type=_num_perm,
-        default=None,
-        metavar="P",
-        help="MinHash signature length" + default("perm"),
+        "--num-perm", type=_whole, metavar="P", help="MinHash signature length" + default("num_perm")
     )
     g.add_argument(
         "--bands",
-        type=_positive_int,
-        default=None,
+        type=_whole,
         metavar="B",
         help="LSH bands (give with --rows)"
         + ("" if from_index else "; default: optimal_params for the threshold, favouring recall"),
     )
-    g.add_argument(
-        "--rows", type=_positive_int, default=None, metavar="R", help="LSH rows per band (give with --bands)"
-    )
-    g.add_argument(
-        "--seed", type=_seed, default=None, metavar="S", help="seed of the hash functions" + default("seed")
-    )
-    g.add_argument(
-        "--scheme",
-        choices=CLI_SCHEMES,
-        default=None,
-        help="MinHash hash family" + ("" if from_index else " (default: multiply-shift)"),
-    )
+    g.add_argument("--rows", type=_whole, metavar="R", help="LSH rows per band (give with --bands)")
+    g.add_argument("--seed", type=_whole, metavar="S", help="seed of the hash functions" + default("seed"))
+    g.add_argument("--scheme", choices=CLI_SCHEMES, help="MinHash hash family" + default("scheme"))
 
 
 def _add_output_options(p: argparse.ArgumentParser, what: str) -> None:
@@ -366,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("clusters")
     g.add_argument(
         "--keep",
+        dest="keeper",
         choices=KEEPER_POLICIES,
         default="first",
         help="which document of a cluster to keep: the first read, or the longest (default: first)",
@@ -374,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=_jobs, default=1, metavar="N", help="processes for signing (-1: all cores; default: 1)"
     )
     _add_output_options(p, "the clusters")
-    p.set_defaults(run=_run_dedup)
+    p.set_defaults(run=_run_dedup, parser=p)
 
     index = commands.add_parser(
         "index",
@@ -407,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help="put this before every document id (to keep ids unique)",
             )
         _add_output_options(a, "one record per document with its matches")
-        a.set_defaults(run=run)
+        a.set_defaults(run=run, parser=a)
     info = actions.add_parser(
         "info", help="print an index's settings and size", description="Print an index's settings and size."
     )
@@ -629,7 +580,7 @@ def _read_summary(report: ReadReport, n_inputs: int, console: _Console) -> None:
         console.say(f"files in folders not ending in .txt, passed over: {report.other_files}")
 
 
-def _explain(settings: IndexSettings, origin: str, console: _Console) -> None:
+def _explain(settings: Settings, origin: str, console: _Console) -> None:
     """Print the banding and its S-curve. ``origin``: "chosen", "given" or "index"."""
     b, r, t = settings.bands, settings.rows, settings.threshold
 
@@ -652,38 +603,27 @@ def _explain(settings: IndexSettings, origin: str, console: _Console) -> None:
     say(f"candidates are then checked with their exact Jaccard similarity; pairs below {t:g} are dropped")
 
 
-def _settings_from_args(args: argparse.Namespace) -> tuple[IndexSettings, str]:
-    if (args.bands is None) != (args.rows is None):
-        raise UsageError("give --bands and --rows together, or neither to let optimal_params choose")
-    values = {
-        "threshold": args.threshold if args.threshold is not None else 0.8,
-        "num_perm": args.num_perm if args.num_perm is not None else 128,
-        "shingle_size": args.shingle_size if args.shingle_size is not None else 5,
-        "shingle_kind": args.shingle or "word",
-        "scheme": args.scheme or "multiply-shift",
-        "seed": args.seed if args.seed is not None else 1,
-        "bands": args.bands,
-        "rows": args.rows,
-    }
-    try:
-        return IndexSettings(**values), "chosen" if args.bands is None else "given"
-    except ValueError as err:
-        raise UsageError(str(err)) from None
-
-
 def _given_settings(args: argparse.Namespace) -> dict[str, object]:
-    """Settings the user typed on an index command: they must match the index."""
-    names = {
-        "threshold": "threshold",
-        "num_perm": "num_perm",
-        "shingle_size": "shingle_size",
-        "shingle": "shingle_kind",
-        "scheme": "scheme",
-        "seed": "seed",
-        "bands": "bands",
-        "rows": "rows",
-    }
-    return {field: getattr(args, arg) for arg, field in names.items() if getattr(args, arg, None) is not None}
+    """The settings typed on the command line, by their names in :class:`~neardup_lab.settings.Settings`."""
+    return {name: getattr(args, name) for name in _DEFAULTS if getattr(args, name, None) is not None}
+
+
+def _settings(args: argparse.Namespace) -> Settings | None:
+    """The one :class:`~neardup_lab.settings.Settings` of a dedup or build: given options, defaults for
+    the rest. A value Settings refuses is a usage error (exit 2). Add and query use the index's.
+    """
+    if args.run not in (_run_dedup, _run_build):
+        return None
+    try:
+        return Settings(**_given_settings(args))
+    except (ValueError, TypeError) as err:
+        args.parser.error(str(err))  # prints the command's usage and exits with 2
+        raise
+
+
+def _origin(args: argparse.Namespace) -> str:
+    """Where the banding came from, for :func:`_explain`."""
+    return "chosen" if args.bands is None else "given"
 
 
 def _rows_writer(fmt: str, records: list[dict], csv_rows: list[dict], columns: list[str]) -> _Writer:
@@ -709,7 +649,7 @@ def _exit_code(report: ReadReport) -> int:
 def _run_dedup(args: argparse.Namespace, console: _Console) -> int:
     out_format = _out_format(args.out, args.out_format)
     _check_outputs(args)
-    settings, origin = _settings_from_args(args)
+    settings = args.settings
     report, read_seconds = _read(args, console)
     _check_outputs_after_reading(args, report)
     _report_problems(report, args, console)
@@ -717,7 +657,7 @@ def _run_dedup(args: argparse.Namespace, console: _Console) -> int:
     if not texts:
         console.warn("warning: no documents were read from the inputs")
     if args.explain:
-        _explain(settings, origin, console)
+        _explain(settings, _origin(args), console)
     result = _dedup(texts, settings, args, console)
     started = time.perf_counter()
     reports = _problem_report(report, args)
@@ -730,29 +670,14 @@ def _run_dedup(args: argparse.Namespace, console: _Console) -> int:
     return _exit_code(report)
 
 
-def _dedup(
-    texts: list[str], settings: IndexSettings, args: argparse.Namespace, console: _Console
-) -> DedupResult:
+def _dedup(texts: list[str], settings: Settings, args: argparse.Namespace, console: _Console) -> DedupResult:
     """Run :func:`~neardup_lab.pipeline.dedup` with the command's settings.
 
     The pipeline checks its settings before any work; a setting it refuses
     is a usage error, not an internal one.
     """
     try:
-        return dedup(
-            texts,
-            threshold=settings.threshold,
-            num_perm=settings.num_perm,
-            k=settings.shingle_size,
-            shingle=settings.shingle_kind,
-            bands=settings.bands,
-            rows=settings.rows,
-            scheme=settings.scheme,
-            seed=settings.seed,
-            keeper=args.keep,
-            n_jobs=args.jobs,
-            progress=console.bars,
-        )
+        return dedup(texts, **settings.to_dict(), n_jobs=args.jobs, progress=console.bars)
     except ValueError as err:
         raise UsageError(str(err)) from None
 
@@ -781,7 +706,7 @@ def _clusters_writer(fmt: str, result: DedupResult, ids: list[str]) -> _Writer:
 def _dedup_summary(
     report: ReadReport,
     result: DedupResult,
-    settings: IndexSettings,
+    settings: Settings,
     args: argparse.Namespace,
     read_seconds: float,
     write_seconds: float,
@@ -792,11 +717,11 @@ def _dedup_summary(
     multi = sum(1 for c in result.clusters if len(c) > 1)
     console.say(f"exact copies: {int(stats['exact']['copies'])}")
     console.say(f"clusters: {len(result.clusters)} ({multi} with more than one document)")
-    console.say(f"kept: {len(result.keepers)} (policy: {args.keep})")
+    console.say(f"kept: {len(result.keepers)} (policy: {settings.keeper})")
     console.say(f"removed: {len(result.removed)}")
     console.say(
         f"settings: threshold {settings.threshold:g}, "
-        f"{settings.shingle_size}-{settings.shingle_kind} shingles, "
+        f"{settings.k}-{settings.shingle} shingles, "
         f"{settings.num_perm} permutations, {settings.bands} bands x {settings.rows} rows"
     )
     if args.out:
@@ -870,16 +795,14 @@ def _run_index_batch(args: argparse.Namespace, console: _Console, action: str) -
     out_format = _out_format(args.out, args.out_format)
     _check_outputs(args)
     if action == "build":
-        settings, origin = _settings_from_args(args)
+        settings, origin = args.settings, _origin(args)
         if os.path.lexists(args.index):
             raise UsageError(
                 f"{Path(args.index).as_posix()} already exists; "
                 "add to it with `index add`, or choose a new path"
             )
         index = SavedIndex(settings)
-    else:
-        if (args.bands is None) != (args.rows is None):
-            raise UsageError("give --bands and --rows together, or neither")
+    else:  # the options given are checks: each must equal the index's setting
         index = SavedIndex.open(args.index, expect=_given_settings(args))
         settings, origin = index.settings, "index"
     before = len(index)
@@ -891,11 +814,11 @@ def _run_index_batch(args: argparse.Namespace, console: _Console, action: str) -
     started = time.perf_counter()
     if action == "query":
         ids = [d.id for d in report.documents]
-        found = index.query([d.text for d in report.documents], progress=console.progress())
+        found = index.query([d.text for d in report.documents], progress=console.bars)
     else:
         ids = _prefixed_ids(report, args.id_prefix)
         try:
-            found = index.add(ids, [d.text for d in report.documents], progress=console.progress())
+            found = index.add(ids, [d.text for d in report.documents], progress=console.bars)
         except ValueError as err:
             raise UsageError(f"{err} (for example with --id-prefix)") from None
     match_seconds = time.perf_counter() - started
@@ -952,10 +875,10 @@ def _run_info(args: argparse.Namespace, console: _Console) -> int:
     console.say(f"format version: {info['format_version']}")
     console.say(f"documents: {info['documents']} ({info['distinct_texts']} distinct texts)")
     console.say(f"threshold: {s.threshold:g}")
-    console.say(f"shingles: {s.shingle_size}-{s.shingle_kind}")
+    console.say(f"shingles: {s.k}-{s.shingle}")
     console.say(f"signatures: {s.num_perm} values, scheme {s.scheme}, seed {s.seed}")
     console.say(f"banding: {s.bands} bands x {s.rows} rows")
-    console.say(f"normalisation: {s.normalization}")
+    console.say(f"normalisation: {info['normalization']}")
     return EXIT_OK
 
 
@@ -975,6 +898,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        args.settings = _settings(args)
     except SystemExit as stop:  # --help, --version, or a usage error (argparse says which)
         return int(stop.code) if isinstance(stop.code, int) else EXIT_ERROR
     console = _Console(quiet=getattr(args, "quiet", False))

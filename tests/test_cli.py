@@ -248,7 +248,7 @@ def test_usage_errors_exit_2(news, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["dedup", "news", "--bands", "4"], "--bands and --rows together"),
+        (["dedup", "news", "--bands", "4"], "give both bands and rows"),
         (["dedup", "news", "--bands", "20", "--rows", "20"], "exceeds num_perm"),
         (["dedup", "news", "--out", "clusters.txt"], "end it in .jsonl or .csv"),
         (["dedup", "news/a0.txt", "--out", "news/a0.txt", "--out-format", "csv"], "is one of the inputs"),
@@ -428,7 +428,7 @@ def test_mismatched_settings_are_refused_and_nothing_changes(days):
     assert result.returncode == 2
     err = result.stderr
     assert err.startswith("neardup-lab: error: the index idx was built with other settings")
-    assert "num_perm: index has 128, this run asks for 64" in err and "shingle_kind: index has 'word'" in err
+    assert "num_perm: index has 128, this run asks for 64" in err and "shingle: index has 'word'" in err
     assert snapshot(days / "idx") == before
     assert main(["index", "add", "idx", "day2.jsonl", "--num-perm", "128", "-q"]) == 0  # equal is fine
 

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import zipfile
@@ -22,29 +23,24 @@ from neardup_lab import (
     jaccard,
     make_article,
     make_corpus,
-    optimal_params,
     replace_words,
     word_shingles,
 )
 from neardup_lab.clusters import clusters_from_pairs
 from neardup_lab.fastpath import shingle_id_batch
-from neardup_lab.pipeline import RECALL_WEIGHTS
+from neardup_lab.indexfile import FORMAT_VERSION, NORMALIZATION, atomic_writer
+from neardup_lab.settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE, Settings
 from neardup_lab.store import (
-    FORMAT_VERSION,
-    MAX_NUM_PERM,
-    MAX_SHINGLE_SIZE,
     CorruptIndexError,
     IndexBusyError,
     IndexExistsError,
-    IndexSettings,
     IndexVersionError,
     SavedIndex,
     SettingsMismatchError,
     StoreError,
-    atomic_writer,
 )
 
-SMALL = IndexSettings(threshold=0.8, num_perm=64)
+SMALL = Settings(threshold=0.8, num_perm=64)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -94,40 +90,26 @@ def current_arrays(path: Path) -> dict[str, np.ndarray]:
 # ----- settings --------------------------------------------------------------------------
 
 
-def test_settings_default_banding_and_validation():
-    assert (IndexSettings().bands, IndexSettings().rows) == optimal_params(0.8, 128, *RECALL_WEIGHTS)
-    top = IndexSettings(threshold=1.0, num_perm=64)
-    assert (top.bands, top.rows) == optimal_params(0.99, 64, *RECALL_WEIGHTS)
-    # The same banding dedup() chooses, so the index and a dedup run agree.
-    params = dedup(["a text"], threshold=0.7, num_perm=64).params
-    assert (params["bands"], params["rows"]) == (IndexSettings(0.7, 64).bands, IndexSettings(0.7, 64).rows)
-    assert IndexSettings(bands=4, rows=8, num_perm=32).bands == 4
-    for bad in [
-        {"threshold": 0},
-        {"threshold": 1.5},
-        {"num_perm": 0},
-        {"shingle_size": 0},
-        {"shingle_kind": "sentence"},
-        {"scheme": "md5"},
-        {"seed": -1},
-        {"bands": 4},
-        {"bands": 20, "rows": 20},
-    ]:
-        with pytest.raises(ValueError):
-            IndexSettings(**bad)
+def test_the_index_takes_the_settings_dedup_takes():
+    settings = Settings(threshold=0.7, num_perm=64)
+    assert SavedIndex(settings).settings is settings
+    assert SavedIndex().settings == Settings() == dedup(["a text"]).settings
+    with pytest.raises(TypeError, match="Settings"):
+        SavedIndex({"threshold": 0.7})
 
 
-def test_settings_json_round_trip_and_strictness():
-    s = IndexSettings(threshold=0.7, shingle_kind="char", shingle_size=4, seed=9)
-    assert IndexSettings.from_json(json.loads(json.dumps(s.to_json()))) == s
-    with pytest.raises(ValueError, match="unexpected"):
-        IndexSettings.from_json({**s.to_json(), "surprise": 1})
-    data = s.to_json()
-    del data["seed"]
-    with pytest.raises(ValueError, match="missing"):
-        IndexSettings.from_json(data)
-    assert s.differences({"seed": 9, "threshold": 0.7}) == []
-    assert s.differences({"seed": 1}) == ["seed: index has 9, this run asks for 1"]
+@pytest.mark.parametrize(("name", "value"), [("verify", "estimate"), ("bbits", 8), ("keeper", "longest")])
+def test_settings_an_index_cannot_honour_are_refused(name, value):
+    with pytest.raises(ValueError, match=f"a saved index always verifies exactly.*{name}="):
+        SavedIndex(Settings(**{name: value}))
+
+
+def test_settings_round_trip_through_index_json(tmp_path):
+    settings = Settings(threshold=0.7, shingle="char", k=4, seed=9)
+    SavedIndex(settings).save(tmp_path / "idx")
+    meta = json.loads((tmp_path / "idx" / "index.json").read_text())
+    assert meta["settings"] == settings.to_dict() and meta["normalization"] == NORMALIZATION
+    assert SavedIndex.open(tmp_path / "idx").settings == settings
 
 
 # ----- matching ----------------------------------------------------------------------------
@@ -179,7 +161,7 @@ def test_empty_documents_are_exact_copies_of_each_other():
 def test_agrees_with_dedup_on_a_corpus_split_into_batches():
     """Same shingle ids, signatures and banding as dedup(): the same verified near pairs."""
     docs = make_corpus(150, seed=4).docs
-    index = SavedIndex(IndexSettings(threshold=0.8))
+    index = SavedIndex(Settings(threshold=0.8))
     half = len(docs) // 2
     found = index.add([str(i) for i in range(half)], docs[:half])
     found += index.add([str(i) for i in range(half, len(docs))], docs[half:])
@@ -204,7 +186,7 @@ def test_agrees_with_dedup_on_a_corpus_split_into_batches():
 
 def test_signatures_are_those_dedup_uses():
     docs = articles(5)
-    index = SavedIndex(IndexSettings(num_perm=32, seed=3))
+    index = SavedIndex(Settings(num_perm=32, seed=3))
     index.add(list("abcde"), docs)
     ids = shingle_id_batch(docs, 5)
     expected = MinHasher(32, seed=3).signatures(ids)
@@ -213,7 +195,7 @@ def test_signatures_are_those_dedup_uses():
 
 
 def test_char_shingles_work():
-    index = SavedIndex(IndexSettings(threshold=0.6, shingle_kind="char", shingle_size=3, num_perm=64))
+    index = SavedIndex(Settings(threshold=0.6, shingle="char", k=3, num_perm=64))
     found = index.add(["x", "y"], ["東京の天気は晴れです", "東京の天気は晴れでした"])
     assert [m.id for m in found[1]] == ["x"]
 
@@ -247,7 +229,7 @@ def test_round_trip_keeps_everything(saved):
     assert [m.id for m in index.query([articles(4)[2]])[0]] == ["old-2"]
     meta = json.loads((saved / "index.json").read_text())
     assert meta["format_version"] == FORMAT_VERSION and meta["documents"] == 4
-    assert meta["settings"]["shingle_kind"] == "word" and meta["settings"]["normalization"]
+    assert meta["settings"]["shingle"] == "word" and meta["normalization"] == NORMALIZATION
     arrays = current_arrays(saved)
     assert arrays["ids"].dtype.kind == "U" and arrays["signatures"].shape == (4, 64)
     assert all(a.dtype != object for a in arrays.values())
@@ -382,9 +364,9 @@ def test_invalid_json_metadata(saved):
 def test_settings_mismatch_names_every_difference(saved):
     before = snapshot(saved)
     with pytest.raises(SettingsMismatchError) as info:
-        SavedIndex.open(saved, expect={"num_perm": 128, "shingle_size": 3, "threshold": 0.8})
+        SavedIndex.open(saved, expect={"num_perm": 128, "k": 3, "threshold": 0.8})
     text = str(info.value)
-    assert "num_perm: index has 64, this run asks for 128" in text and "shingle_size" in text
+    assert "num_perm: index has 64, this run asks for 128" in text and "k: index has 5" in text
     assert "threshold" not in text
     assert snapshot(saved) == before
 
@@ -414,6 +396,7 @@ def test_truncated_or_garbled_data_file(saved):
         ("ids", lambda a: np.arange(len(a)), "ids have dtype"),
         ("shingle_offsets", lambda a: a[::-1].copy(), "offsets"),
         ("exact_keys", lambda a: a[:, :1].copy(), "exact keys"),
+        ("shingle_ids", lambda a: a[::-1].copy(), "not sorted and distinct"),
         ("ids", lambda a: np.array(["same"] * len(a)), "same document id twice"),
     ],
 )
@@ -473,20 +456,6 @@ def test_raw_pickle_instead_of_npz_is_refused(saved, tmp_path):
 # ----- settings that cannot work, and edits of index.json --------------------------------
 
 
-def test_settings_have_bounds_checked_before_anything_is_allocated():
-    for bad, message in [
-        ({"num_perm": MAX_NUM_PERM + 1}, f"num_perm must be an int in 1..{MAX_NUM_PERM}"),
-        ({"num_perm": 10**5000}, "an int of 16610 bits"),
-        ({"shingle_size": MAX_SHINGLE_SIZE + 1}, f"shingle_size must be an int in 1..{MAX_SHINGLE_SIZE}"),
-        ({"bands": 10**6, "rows": 10**6}, "bands must be an int in 1..128"),
-        ({"bands": 16, "rows": 9}, "exceeds num_perm"),
-        ({"seed": 2**64}, "seed must be an int"),
-    ]:
-        with pytest.raises(ValueError, match=message):
-            IndexSettings(**bad)
-    assert IndexSettings(num_perm=MAX_NUM_PERM, bands=1, rows=MAX_NUM_PERM).rows == MAX_NUM_PERM
-
-
 def neardup(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """``neardup-lab ARGS`` in a subprocess; a run that would hang fails the test at the timeout."""
     try:
@@ -504,15 +473,15 @@ def neardup(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("settings", "command", "message"),
     [
-        ({"num_perm": 1_000_000}, "info", f"num_perm must be an int in 1..{MAX_NUM_PERM}"),
+        ({"num_perm": 1_000_000}, "info", f"num_perm must be at most {MAX_NUM_PERM}"),
         (
             {"num_perm": 10**18, "bands": 10**9, "rows": 10**9},
             "info",
-            f"num_perm must be an int in 1..{MAX_NUM_PERM}",
+            f"num_perm must be at most {MAX_NUM_PERM}",
         ),
         ({"num_perm": 1_000_000, "bands": None, "rows": None}, "info", "bands must be an int, got None"),
-        ({"shingle_size": 10**8}, "query", f"shingle_size must be an int in 1..{MAX_SHINGLE_SIZE}"),
-        ({"bands": 10**6, "rows": 10**6}, "query", "bands must be an int in 1..64"),
+        ({"k": 10**8}, "query", f"k must be at most {MAX_SHINGLE_SIZE}"),
+        ({"bands": 10**6, "rows": 10**6}, "query", "bands \\* rows = .* exceeds num_perm = 64"),
     ],
 )
 def test_huge_settings_in_index_json_are_refused_not_run(saved, settings, command, message):
@@ -521,7 +490,7 @@ def test_huge_settings_in_index_json_are_refused_not_run(saved, settings, comman
     args = ["index", command, "idx"] + (["q.txt"] if command == "query" else [])
     result = neardup(*args, cwd=saved.parent)
     assert result.returncode == 2, result.stderr
-    assert f"is damaged: index.json holds invalid settings: {message}" in result.stderr
+    assert re.search(f"damaged: index.json holds invalid settings: {message}", result.stderr), result.stderr
 
 
 @pytest.fixture
@@ -538,23 +507,37 @@ def two_hundred(tmp_path) -> tuple[Path, list[str]]:
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("seed", 2),
-        ("shingle_size", 4),
-        ("scheme", "one-permutation"),
-        ("shingle_kind", "char"),
-        ("threshold", 0.5),
-        ("num_perm", 128),
-        ("bands", 1),
-        ("rows", 1),
+        ("settings.seed", 2),
+        ("settings.k", 4),
+        ("settings.scheme", "one-permutation"),
+        ("settings.shingle", "char"),
+        ("settings.threshold", 0.5),
+        ("settings.num_perm", 128),
+        ("settings.bands", 1),
+        ("settings.rows", 1),
         ("normalization", "other/2"),
         ("shingle_hash", "other/1"),
     ],
 )
 def test_an_edited_setting_is_damage_not_a_wrong_answer(two_hundred, name, value):
     path, docs = two_hundred
-    rewrite_meta(path, lambda m: m["settings"].update({name: value}))
-    with pytest.raises(CorruptIndexError, match=rf"damaged: index.json says settings\.{name} = {value!r}"):
+    block, _, key = name.rpartition(".")
+
+    def edit(meta: dict) -> None:
+        (meta[block] if block else meta)[key] = value
+
+    rewrite_meta(path, edit)
+    with pytest.raises(CorruptIndexError, match=rf"damaged: index.json says {re.escape(name)} = {value!r}"):
         SavedIndex.open(path).query(docs)
+
+
+def test_an_index_from_code_that_shingles_differently_is_refused(saved):
+    before = snapshot(saved)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("neardup_lab.indexfile.NORMALIZATION", "nfkc-casefold-punctuation-to-space/2")
+        with pytest.raises(IndexVersionError, match="built with normalization .*/1.* build it again"):
+            SavedIndex.open(saved)
+    assert snapshot(saved) == before
 
 
 def edit_text(path: Path, edit) -> None:
@@ -573,7 +556,7 @@ def edit_text(path: Path, edit) -> None:
         (
             lambda t: t.replace('"seed": 1', '"seed": ' + "9" * 5000),
             CorruptIndexError,
-            "damaged: index.json holds invalid settings: seed must be an int in .*5000-digit number",
+            "damaged: index.json holds invalid settings: seed must be an int.*5000-digit number",
         ),
         (
             lambda t: t.replace(
@@ -587,7 +570,7 @@ def edit_text(path: Path, edit) -> None:
             CorruptIndexError,
             "invalid settings: threshold",
         ),
-        (lambda t: t.replace('"bands": ', '"bands": null, "was": '), CorruptIndexError, "unexpected"),
+        (lambda t: t.replace('"bands": ', '"bands": null, "was": '), CorruptIndexError, "invalid settings"),
         (
             lambda t: t.replace('"written_by"', '"comment": "hi", "written_by"'),
             CorruptIndexError,

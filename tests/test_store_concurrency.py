@@ -7,7 +7,8 @@ import sys
 import time
 
 from neardup_lab import make_article
-from neardup_lab.store import IndexSettings, SavedIndex, StoreError
+from neardup_lab.settings import Settings
+from neardup_lab.store import SavedIndex, StoreError
 
 ROUNDS = 150  # adds by the writer; the reader opens and queries the index all the while
 TIMEOUT = 300
@@ -28,7 +29,7 @@ for i in range(rounds):
 def test_queries_while_another_process_adds_never_fail(tmp_path):
     path = tmp_path / "idx"
     first = make_article(seed=999, n_words=40)
-    index = SavedIndex(IndexSettings(num_perm=64))
+    index = SavedIndex(Settings(num_perm=64))
     index.add(["first"], [first])
     index.save(path)
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(ROUNDS)], stderr=subprocess.PIPE)

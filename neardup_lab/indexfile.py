@@ -1,0 +1,782 @@
+"""How a saved index lies on disk: one folder, written atomically, read defensively.
+
+An index is a folder::
+
+    my-index/
+        index.json          format, settings, document count, generation, data file and its SHA-256
+        data-000003.npz     the arrays, and a header repeating everything index.json says but the checksum
+        .lock               taken while a run writes
+
+The data file repeats the settings, document count and generation, so the
+checksum in ``index.json`` covers every setting that shapes the bits: an
+edited ``index.json`` is refused as damaged, naming the field, instead of
+giving wrong answers. The arrays are plain numbers and unicode strings,
+loaded with ``allow_pickle=False``, so opening an index never runs code.
+
+A change is written as a new data file (temporary name, fsync, rename) and
+then committed by atomically replacing ``index.json``: a run killed at any
+moment leaves the old index intact. A new index is built in a staging folder
+next to its path and renamed into place. The next save removes what a killed
+run left behind; a reader that finds the data file gone (a writer committed
+and removed it meanwhile) reads ``index.json`` again.
+
+In reading order: :func:`atomic_writer`; :func:`write_new` and
+:func:`write_update`; :func:`read_index`. :mod:`~neardup_lab.store` holds
+what the arrays mean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import stat
+import tempfile
+import time
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, NamedTuple
+
+import numpy as np
+
+from .settings import Settings
+
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "NORMALIZATION",
+    "SHINGLE_HASH",
+    "META_NAME",
+    "LOCK_NAME",
+    "ARRAYS",
+    "StoreError",
+    "CorruptIndexError",
+    "IndexVersionError",
+    "SettingsMismatchError",
+    "IndexBusyError",
+    "IndexExistsError",
+    "check_index_settings",
+    "atomic_writer",
+    "OnDisk",
+    "Loaded",
+    "write_new",
+    "write_update",
+    "read_index",
+]
+
+FORMAT_NAME = "neardup-lab-index"
+#: Version 2 repeats the settings inside the data file, under its checksum.
+FORMAT_VERSION = 2
+#: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
+NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
+#: How shingles become ids, the way :func:`~neardup_lab.pipeline.prepare` makes them.
+SHINGLE_HASH = "word:fastpath-ngram-ids/1;char:xxh3-64-utf8/1"
+META_NAME = "index.json"
+LOCK_NAME = ".lock"
+#: The arrays of a data file: ``shingle_ids`` and ``shingle_offsets`` are an
+#: :class:`~neardup_lab.verify.IdSets`; ``exact_keys`` the 128-bit keys as two uint64.
+ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
+_HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
+_HEADER_KEYS = (
+    "format",
+    "format_version",
+    "normalization",
+    "shingle_hash",
+    "settings",
+    "documents",
+    "generation",
+)
+_META_KEYS = (*_HEADER_KEYS, "data_file", "data_sha256", "written_by")
+_BUILD_MARKER = ".building"  # in a staging folder, locked while its build runs
+# What a staging folder may hold; a folder with anything else is not ours to delete.
+_STAGED_NAME = re.compile(r"\.lock|\.building|index\.json|data-\d{6,}\.npz|\.tmp-.+")
+_DATA_NAME = re.compile(r"data-(\d{6,})\.npz")
+_MAX_META_BYTES = 1 << 20
+_UNMARKED_BUILD_SECONDS = 600  # a build marks its staging folder within microseconds
+_MAX_DIGITS = 40  # longer integers in index.json are damage, never a count or a seed
+_OPEN_ATTEMPTS = 20  # re-reads of index.json when writers keep replacing the data file
+_REBUILD = "build it again from the original documents with `neardup-lab index build`"
+
+
+class StoreError(Exception):
+    """Base class: an index cannot be opened or written. The message says why and what to do."""
+
+
+class CorruptIndexError(StoreError):
+    """The files are damaged, incomplete, tampered with, or not an index at all."""
+
+
+class IndexVersionError(StoreError):
+    """The index was written in another format, or by code that shingles differently."""
+
+
+class SettingsMismatchError(StoreError):
+    """The caller asked for settings that differ from those the index was built with."""
+
+
+class IndexBusyError(StoreError):
+    """Another run is writing the index, or changed it since it was opened."""
+
+
+class IndexExistsError(StoreError):
+    """A new index was to be saved where something already exists."""
+
+
+def check_index_settings(settings: object) -> Settings:
+    """``settings`` if an index can hold them: a :class:`~neardup_lab.settings.Settings` as is.
+
+    An index verifies every match with the exact Jaccard similarity, keeps
+    full signatures and every document, so ``verify``, ``bbits`` and
+    ``keeper`` must keep their defaults; anything else is a ValueError.
+
+    >>> check_index_settings(Settings(verify="estimate"))
+    Traceback (most recent call last):
+        ...
+    ValueError: a saved index always verifies exactly and keeps full signatures and every document; \
+got verify='estimate' (leave verify, bbits and keeper at their defaults)
+    """
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a neardup_lab.settings.Settings, got {type(settings).__name__}")
+    odd = [
+        f"{name}={getattr(settings, name)!r}"
+        for name, fixed in _FIXED.items()
+        if getattr(settings, name) != fixed
+    ]
+    if odd:
+        raise ValueError(
+            "a saved index always verifies exactly and keeps full signatures and every document; "
+            f"got {', '.join(odd)} (leave verify, bbits and keeper at their defaults)"
+        )
+    return settings
+
+
+_FIXED = {"verify": "exact", "bbits": None, "keeper": "first"}
+
+
+# ----- writing -----------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
+    """Open a temporary file next to ``path``; on success fsync it and rename it to ``path``.
+
+    If the block raises, the temporary file is removed and ``path`` is left
+    as it was. Readers never see a half-written file. Text is UTF-8; a
+    character UTF-8 cannot hold (a lone surrogate from an undecodable file
+    name) is written as a backslash escape.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with atomic_writer(os.path.join(tmp, "out.txt")) as f:
+    ...         _ = f.write("done")
+    ...     open(os.path.join(tmp, "out.txt")).read()
+    'done'
+    """
+    target = Path(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".tmp-{target.name}-", dir=target.parent or ".")
+    tmp = Path(tmp_name)
+    try:
+        with contextlib.suppress(OSError):  # mkstemp makes the file private; give it the usual mode
+            os.chmod(tmp, os.stat(target).st_mode & 0o777 if target.exists() else _default_mode())
+        text_options = {"encoding": "utf-8", "newline": "", "errors": "backslashreplace"}
+        with open(fd, "wb" if binary else "w", **({} if binary else text_options)) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(target.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename in ``path`` durable (POSIX; Windows cannot open a folder and needs no fsync)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _default_mode(directory: bool = False) -> int:
+    """The permissions a plain ``open()`` (or ``mkdir``) would give under the current umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return (0o777 if directory else 0o666) & ~mask
+
+
+class OnDisk(NamedTuple):
+    """Where an index was read or written, and the ``index.json`` it saw then."""
+
+    folder: Path
+    meta_bytes: bytes
+    generation: int
+
+
+def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -> OnDisk:
+    """Create the index ``folder`` (which must not exist) holding ``arrays``: all of it or nothing.
+
+    It is built in a staging folder next to ``folder`` and renamed into place;
+    staging folders that killed builds left there are removed first.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     from neardup_lab.store import SavedIndex
+    ...     write_new(Path(tmp, "idx"), SavedIndex().to_arrays(), Settings()).generation
+    1
+    """
+    if os.path.lexists(folder):
+        raise IndexExistsError(
+            f"{folder.as_posix()} already exists; add to an existing index with `index add`, "
+            "or choose a new path"
+        )
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if not parent.is_dir():
+        raise StoreError(f"cannot create {folder.as_posix()}: folder {parent.as_posix()} does not exist")
+    _remove_dead_builds(parent)
+    staging = Path(tempfile.mkdtemp(prefix=f".tmp-{folder.name}-", dir=parent))
+    marker: int | None = None
+    try:
+        try:
+            marker = _mark_as_building(staging)
+            os.chmod(staging, _default_mode(directory=True))
+            (staging / LOCK_NAME).touch()
+            meta_bytes = _write_generation(staging, 1, arrays, settings)
+            _publish(staging, folder)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        with contextlib.suppress(OSError):  # a run killed before this leaves it; the next save removes it
+            (folder / _BUILD_MARKER).unlink()
+    finally:
+        if marker is not None:
+            os.close(marker)
+    return OnDisk(folder, meta_bytes, 1)
+
+
+def write_update(seen: OnDisk, arrays: dict[str, np.ndarray], settings: Settings) -> OnDisk:
+    """Commit ``arrays`` as the next generation of the index read as ``seen``.
+
+    Under the folder's lock, and only if ``index.json`` is still the one seen
+    (no other run wrote meanwhile); then older data files and what killed
+    runs left are removed.
+    """
+    folder = seen.folder
+    with _locked(folder):
+        try:
+            current = (folder / META_NAME).read_bytes()
+        except OSError as err:
+            raise IndexBusyError(f"cannot re-read {META_NAME} before writing: {err}") from None
+        if current != seen.meta_bytes:
+            raise IndexBusyError(
+                f"the index {folder.as_posix()} changed on disk since it was opened (another run "
+                "wrote to it); nothing was written; run this command again"
+            )
+        generation = seen.generation + 1
+        meta_bytes = _write_generation(folder, generation, arrays, settings)
+        _remove_leftovers(folder, keep=_data_name(generation))
+    return OnDisk(folder, meta_bytes, generation)
+
+
+def _header(arrays: dict[str, np.ndarray], settings: Settings, generation: int) -> dict:
+    """The fields of ``index.json`` that shape the bits; the data file stores them too."""
+    return {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "normalization": NORMALIZATION,
+        "shingle_hash": SHINGLE_HASH,
+        "settings": settings.to_dict(),
+        "documents": len(arrays["ids"]),
+        "generation": generation,
+    }
+
+
+def _write_generation(
+    folder: Path, generation: int, arrays: dict[str, np.ndarray], settings: Settings
+) -> bytes:
+    from . import __version__
+
+    data_name = _data_name(generation)
+    header = _header(arrays, settings, generation)
+    with atomic_writer(folder / data_name, binary=True) as f:
+        np.savez(f, **arrays, **{_HEADER: np.array(_canonical(header))})
+    with open(folder / data_name, "rb") as f:
+        sha256 = _sha256_of(f)
+    meta = {
+        **header,
+        "data_file": data_name,
+        "data_sha256": sha256,
+        "written_by": f"neardup_lab {__version__}",
+    }
+    meta_bytes = (json.dumps(meta, indent=2) + "\n").encode("utf-8")
+    with atomic_writer(folder / META_NAME, binary=True) as f:
+        f.write(meta_bytes)
+    return meta_bytes
+
+
+def _data_name(generation: int) -> str:
+    return f"data-{generation:06d}.npz"
+
+
+def _canonical(value: object) -> str:
+    """One JSON text per value, so "the same settings" is equality of strings."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+def _sha256_of(f: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    for block in iter(lambda: f.read(1 << 20), b""):
+        digest.update(block)
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder/.lock`` (POSIX); released when the process ends."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: rely on the generation check alone
+        yield
+        return
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise IndexBusyError(
+                f"another run is writing the index {folder.as_posix()}; wait for it to finish and try again"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+# ----- leftovers of killed runs, builds in progress --------------------------------------------
+
+
+def _remove_leftovers(folder: Path, keep: str) -> None:
+    """Delete older data files and what killed runs left in ``folder``; call with the lock held."""
+    for stale in folder.iterdir():
+        name = stale.name
+        if (_DATA_NAME.fullmatch(name) and name != keep) or name.startswith(".tmp-") or name == _BUILD_MARKER:
+            with contextlib.suppress(OSError):
+                stale.unlink()
+
+
+def _publish(staging: Path, folder: Path) -> None:
+    """Rename the finished staging folder to ``folder``, unless another run got there first."""
+    try:
+        os.rename(staging, folder)
+    except OSError:
+        if os.path.lexists(folder):
+            raise IndexExistsError(
+                f"{folder.as_posix()} was created by another run while this one was building it; "
+                "nothing was written"
+            ) from None
+        raise
+    _fsync_dir(folder.parent if str(folder.parent) else Path("."))
+
+
+def _mark_as_building(staging: Path) -> int | None:
+    """Put a locked build marker in ``staging``; return its descriptor (the lock lasts while it is open).
+
+    The marker is locked before it gets its name, so a run that looks for
+    dead builds never finds it unlocked while this build lives; the lock ends
+    with the process, however it dies. Without ``fcntl`` there is no marker.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-building-", dir=staging)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, f"{os.getpid()}\n".encode())  # for a person looking; never trusted
+        os.rename(tmp, staging / _BUILD_MARKER)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _remove_dead_builds(parent: Path) -> None:
+    """Delete the staging folders that killed builds left in ``parent``.
+
+    Only a folder named ``.tmp-*`` that holds nothing but files a build
+    writes, and whose build marker no living process has locked, is removed.
+    """
+    try:
+        import fcntl
+
+        entries = [
+            Path(e.path)
+            for e in os.scandir(parent)
+            if e.name.startswith(".tmp-") and e.is_dir(follow_symlinks=False)
+        ]
+    except (ImportError, OSError):
+        return
+    for entry in entries:
+        if _is_dead_build(entry, fcntl):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _is_dead_build(folder: Path, fcntl: object) -> bool:
+    try:
+        names = os.listdir(folder)
+        age = time.time() - os.stat(folder).st_mtime
+    except OSError:
+        return False
+    if not names or not all(_STAGED_NAME.fullmatch(name) for name in names):
+        return False
+    if _BUILD_MARKER not in names:
+        # Killed in the instant between creating its marker and naming it: only age tells.
+        return len(names) == 1 and names[0].startswith(".tmp-building-") and age > _UNMARKED_BUILD_SECONDS
+    marker = folder / _BUILD_MARKER
+    try:
+        fd = os.open(marker, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[attr-defined]
+        # Still this folder's marker, not one a finished build renamed away meanwhile.
+        return os.path.samestat(os.fstat(fd), os.stat(marker, follow_symlinks=False))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+# ----- reading defensively -------------------------------------------------------------------
+
+
+class Loaded(NamedTuple):
+    """A checked index as read: its settings, its arrays (see :data:`ARRAYS`) and where it lies."""
+
+    settings: Settings
+    arrays: dict[str, np.ndarray]
+    disk: OnDisk
+
+
+def read_index(folder: Path) -> Loaded:
+    """Read and check the index in ``folder``: format, checksum, header, settings and arrays.
+
+    Nothing on disk is changed. If a writer replaces the index while it is
+    being read, it is read again. Raises :class:`CorruptIndexError`,
+    :class:`IndexVersionError` or :class:`StoreError` with a message that
+    says what is wrong and what to do.
+
+    >>> read_index(Path("no-such-index"))
+    Traceback (most recent call last):
+        ...
+    neardup_lab.indexfile.StoreError: no index at no-such-index; build one first (neardup-lab index build)
+    """
+    shown = folder.as_posix()
+    if not folder.exists():
+        raise StoreError(f"no index at {shown}; build one first (neardup-lab index build)")
+    if not folder.is_dir():
+        raise CorruptIndexError(f"{shown} is a file, not an index folder")
+    for _ in range(_OPEN_ATTEMPTS):
+        meta_bytes = _read_meta(folder, shown)
+        meta, settings = _parse_meta(meta_bytes, shown)
+        try:
+            arrays, header = _load_data(folder / meta["data_file"], meta["data_sha256"], shown)
+        except FileNotFoundError:
+            if _read_meta(folder, shown) == meta_bytes:
+                raise CorruptIndexError(
+                    f"the data file {meta['data_file']} of the index {shown} is missing; "
+                    "restore the index from a backup or rebuild it"
+                ) from None
+            continue  # a writer committed a newer generation and removed this one
+        _check_header(meta, header, shown)
+        _check_code_stamps(meta, shown)
+        _check_arrays(arrays, meta["documents"], settings, shown)
+        return Loaded(settings, arrays, OnDisk(folder, meta_bytes, meta["generation"]))
+    raise IndexBusyError(
+        f"the index {shown} changed {_OPEN_ATTEMPTS} times while it was being opened; "
+        "try again when the runs writing to it have finished"
+    )
+
+
+def _show(value: object) -> str:
+    """``repr`` of a bad value, short enough for a message (a 5,000-digit int has no repr)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an int of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _LongNumber:
+    """Stands for an integer in ``index.json`` too long to be anything but damage."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"a {self.digits}-digit number"
+
+
+def _parse_int(text: str) -> int | _LongNumber:
+    digits = len(text.lstrip("-"))
+    return _LongNumber(digits) if digits > _MAX_DIGITS else int(text)
+
+
+def _load_json(text: str) -> object:
+    """``json.loads`` that never builds a huge int and reports deep nesting as ValueError."""
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except RecursionError:
+        raise ValueError("it is nested too deeply") from None
+
+
+def _open_regular(path: Path) -> IO[bytes]:
+    """Open ``path`` for reading, refusing anything but a regular file (a FIFO would block)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(21, "not a regular file", str(path))
+    return os.fdopen(fd, "rb")
+
+
+def _read_meta(folder: Path, shown: str) -> bytes:
+    try:
+        with _open_regular(folder / META_NAME) as f:
+            return f.read(_MAX_META_BYTES + 1)
+    except FileNotFoundError:
+        raise CorruptIndexError(
+            f"{shown} has no {META_NAME}, so it is not a neardup-lab index (or it is damaged)"
+        ) from None
+    except OSError as err:
+        raise StoreError(f"cannot read {META_NAME} in {shown}: {err.strerror or err}") from None
+
+
+def _is_count(value: object, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+_META_CHECKS = {
+    "documents": lambda v: _is_count(v, 0),
+    "generation": lambda v: _is_count(v, 1),
+    "data_file": lambda v: isinstance(v, str) and _DATA_NAME.fullmatch(v) is not None,
+    "data_sha256": lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) is not None,
+    "written_by": lambda v: isinstance(v, str) and len(v) <= 200,
+    "normalization": lambda v: isinstance(v, str) and len(v) <= 200,
+    "shingle_hash": lambda v: isinstance(v, str) and len(v) <= 200,
+}
+
+
+def _damaged(shown: str, what: str) -> CorruptIndexError:
+    return CorruptIndexError(f"the index {shown} is damaged: {what}; restore it from a backup or rebuild it")
+
+
+def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
+    """``index.json`` checked field by field, and its settings; raises naming the first bad field."""
+    if len(meta_bytes) > _MAX_META_BYTES:
+        raise CorruptIndexError(f"{META_NAME} in {shown} is far too large to be index metadata")
+    try:
+        meta = _load_json(meta_bytes.decode("utf-8"))
+    except ValueError as err:  # also UnicodeDecodeError and JSONDecodeError
+        raise _damaged(shown, f"{META_NAME} is not valid JSON ({err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise CorruptIndexError(f"{META_NAME} in {shown} does not describe a neardup-lab index")
+    _check_version(meta.get("format_version"), shown)
+    unexpected = sorted(set(meta) - set(_META_KEYS))
+    if unexpected:
+        raise _damaged(shown, f"{META_NAME} has unexpected fields {unexpected}")
+    for key, ok in _META_CHECKS.items():
+        if key not in meta or not ok(meta[key]):
+            raise _damaged(shown, f"{META_NAME} has a missing or invalid {key!r} ({_show(meta.get(key))})")
+    if meta["data_file"] != _data_name(meta["generation"]):
+        raise _damaged(
+            shown, f"{META_NAME} names data_file {meta['data_file']!r} for generation {meta['generation']}"
+        )
+    try:
+        settings = _parse_settings(meta.get("settings"))
+    except (ValueError, TypeError) as err:
+        raise _damaged(shown, f"{META_NAME} holds invalid settings: {err}") from None
+    return meta, settings
+
+
+def _parse_settings(data: object) -> Settings:
+    """Stored settings always name their banding: ``optimal_params`` is never searched on open."""
+    if isinstance(data, dict):
+        for name in ("bands", "rows"):
+            if data.get(name, 0) is None:
+                raise ValueError(f"{name} must be an int, got None")
+    return check_index_settings(Settings.from_dict(data))
+
+
+def _check_version(version: object, shown: str) -> None:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise _damaged(shown, f"{META_NAME} has no valid format_version ({_show(version)})")
+    if version != FORMAT_VERSION:
+        newer = version > FORMAT_VERSION
+        raise IndexVersionError(
+            f"the index {shown} uses format version {version}, {'newer' if newer else 'older'} than the "
+            f"version {FORMAT_VERSION} this neardup_lab reads; "
+            + ("upgrade neardup_lab to open it" if newer else _REBUILD)
+        )
+
+
+def _check_code_stamps(meta: dict, shown: str) -> None:
+    """Refuse an index whose shingle ids were made by code that normalises or hashes differently."""
+    for key, ours in (("normalization", NORMALIZATION), ("shingle_hash", SHINGLE_HASH)):
+        if meta[key] != ours:
+            raise IndexVersionError(
+                f"the index {shown} was built with {key} {meta[key]!r}, but this neardup_lab uses "
+                f"{ours!r}, so its shingle ids cannot be compared; {_REBUILD}"
+            )
+
+
+def _flatten(block: dict) -> dict[str, object]:
+    """``{"settings": {"seed": 1}}`` -> ``{"settings.seed": 1}``: the names a message gives."""
+    out: dict[str, object] = {}
+    for key, value in block.items():
+        if key == "settings" and isinstance(value, dict):
+            out.update({f"settings.{name}": v for name, v in value.items()})
+        else:
+            out[str(key)] = value
+    return out
+
+
+def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
+    """Compare ``index.json`` with what the data file (under the checksum) was written with."""
+    data_file = meta["data_file"]
+    try:
+        if header.dtype.kind != "U" or header.shape != ():
+            raise ValueError(f"dtype {header.dtype}, shape {header.shape}")
+        written = _load_json(str(header))
+        if not isinstance(written, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as err:
+        raise CorruptIndexError(
+            f"the data file {data_file} of the index {shown} has a damaged header ({err}); "
+            "restore the index from a backup or rebuild it"
+        ) from None
+    said = _flatten({key: meta[key] for key in _HEADER_KEYS})
+    wrote = _flatten({key: written.get(key) for key in _HEADER_KEYS})
+    for name in [*said, *(n for n in wrote if n not in said)]:
+        if _canonical(said.get(name)) != _canonical(wrote.get(name)):
+            raise CorruptIndexError(
+                f"the index {shown} is damaged: {META_NAME} says {name} = {_show(said.get(name))}, "
+                f"but its data file {data_file} was written with {_show(wrote.get(name))}; "
+                f"undo the edit of {META_NAME}, restore the index from a backup, or rebuild it"
+            )
+
+
+def _load_data(data_path: Path, sha256: str, shown: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The arrays and header of a data file whose checksum matches; FileNotFoundError if it is gone.
+
+    The file is opened once, so the bytes checked are the bytes loaded even if
+    a writer removes the file meanwhile.
+    """
+    try:
+        f = _open_regular(data_path)
+    except FileNotFoundError:
+        raise
+    except OSError as err:
+        raise CorruptIndexError(
+            f"the data file {data_path.name} of the index {shown} cannot be read ({err.strerror or err})"
+        ) from None
+    with f:
+        if _sha256_of(f) != sha256:
+            raise CorruptIndexError(
+                f"the data file {data_path.name} of the index {shown} does not match the checksum in "
+                f"{META_NAME}: it was damaged or replaced; restore the index from a backup or rebuild it"
+            )
+        f.seek(0)
+        if f.read(4) != b"PK\x03\x04":
+            raise CorruptIndexError(
+                f"the data file of the index {shown} is not a .npz archive; it is damaged"
+            )
+        try:  # _check_members refuses object arrays before allow_pickle=False has to
+            _check_members(f, os.fstat(f.fileno()).st_size, shown)
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as npz:
+                members = {name: npz[name] for name in (*ARRAYS, _HEADER)}
+        except (ValueError, zipfile.BadZipFile, OSError, EOFError, zlib.error, KeyError) as err:
+            raise CorruptIndexError(f"the data file of the index {shown} is damaged: {err}") from None
+    header = members.pop(_HEADER)
+    return members, header
+
+
+def _pickled(shown: str) -> CorruptIndexError:
+    return CorruptIndexError(
+        f"the data file of the index {shown} holds Python objects (pickled data); loading them "
+        "could run code, so it is refused. This is not an index neardup_lab wrote"
+    )
+
+
+def _check_members(f: IO[bytes], size: int, shown: str) -> None:
+    """Refuse, before numpy allocates anything, members that are not plain arrays this file can hold.
+
+    ``np.savez`` stores members uncompressed, so no array can be larger than
+    the file: a member that claims more (a zip bomb, a forged ``.npy``
+    header) is damage, not a reason to allocate terabytes.
+    """
+    with zipfile.ZipFile(f) as archive:
+        infos = archive.infolist()
+        if sorted(info.filename for info in infos) != sorted(f"{name}.npy" for name in (*ARRAYS, _HEADER)):
+            raise CorruptIndexError(f"the data file of the index {shown} does not hold the expected arrays")
+        for info in infos:
+            if info.compress_type != zipfile.ZIP_STORED or info.file_size > size:
+                raise _damaged(shown, f"the member {info.filename!r} is compressed or larger than its file")
+            with archive.open(info) as member:
+                shape, dtype = _npy_header(member)
+            if dtype.hasobject:
+                raise _pickled(shown)
+            if math.prod(shape) * dtype.itemsize > info.file_size:
+                raise _damaged(shown, f"the member {info.filename!r} claims more data than it holds")
+
+
+def _npy_header(member: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and dtype from a ``.npy`` header; ValueError if it is not one numpy writes."""
+    version = np.lib.format.read_magic(member)
+    readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    if version not in readers:
+        raise ValueError(f"unsupported .npy format version {version}")
+    shape, _, dtype = readers[version](member)
+    return shape, dtype
+
+
+def _check_arrays(arrays: dict[str, np.ndarray], n: int, settings: Settings, shown: str) -> None:
+    """Refuse arrays whose types, shapes or contents do not make an index of ``n`` documents."""
+
+    def bad(what: str) -> CorruptIndexError:
+        return CorruptIndexError(f"the data file of the index {shown} is inconsistent: {what}")
+
+    ids, sigs = arrays["ids"], arrays["signatures"]
+    offsets, flat, keys = arrays["shingle_offsets"], arrays["shingle_ids"], arrays["exact_keys"]
+    dtype = settings.hasher().dtype
+    if ids.dtype.kind != "U" or ids.shape != (n,):
+        raise bad(f"ids have dtype {ids.dtype} and shape {ids.shape}, expected {n} unicode strings")
+    if len(set(ids.tolist())) != n:
+        raise CorruptIndexError(f"the index {shown} holds the same document id twice; it is damaged")
+    if sigs.dtype != dtype or sigs.shape != (n, settings.num_perm):
+        expected = f"{dtype} {(n, settings.num_perm)}"
+        raise bad(f"signatures have dtype {sigs.dtype} and shape {sigs.shape}, expected {expected}")
+    if flat.dtype != np.uint64 or flat.ndim != 1:
+        raise bad(f"shingle ids have dtype {flat.dtype} and shape {flat.shape}, expected 1-D uint64")
+    if (
+        offsets.dtype != np.int64
+        or offsets.shape != (n + 1,)
+        or offsets[0] != 0
+        or offsets[-1] != len(flat)
+        or np.any(np.diff(offsets) < 0)
+    ):
+        raise bad("shingle offsets do not describe the shingle ids")
+    starts = offsets[1:-1][(offsets[1:-1] > 0) & (offsets[1:-1] < len(flat))]
+    rising = flat[1:] > flat[:-1]
+    rising[starts - 1] = True  # a document may start below where the one before ended
+    if not rising.all():
+        raise bad("the shingle ids of a document are not sorted and distinct")
+    if keys.dtype != np.uint64 or keys.shape != (n, 2):
+        raise bad(f"exact keys have dtype {keys.dtype} and shape {keys.shape}, expected uint64 {(n, 2)}")
