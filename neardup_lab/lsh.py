@@ -17,7 +17,7 @@ import numpy as np
 from scipy.integrate import quad
 
 from .hashing import splitmix64
-from .validate import positive_int
+from .validate import positive_int, shown
 
 __all__ = [
     "s_curve",
@@ -43,7 +43,7 @@ def check_banding(bands: object, rows: object, num_perm: int | None = None) -> t
     bands, rows = positive_int(bands, "bands"), positive_int(rows, "rows")
     if num_perm is not None and bands * rows > num_perm:
         raise ValueError(
-            f"bands * rows = {bands} * {rows} = {bands * rows} exceeds num_perm = "
+            f"bands * rows = {shown(bands)} * {shown(rows)} = {shown(bands * rows)} exceeds num_perm = "
             f"{num_perm}; use fewer bands or rows, or longer signatures"
         )
     return bands, rows

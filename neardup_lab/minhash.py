@@ -33,7 +33,7 @@ import numpy as np
 
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
-from .validate import positive_int
+from .validate import positive_int, shown
 
 __all__ = [
     "MinHasher",
@@ -144,9 +144,9 @@ class MinHasher:
     def __init__(self, num_perm: int = 128, seed: int = 1, scheme: str = "multiply-shift") -> None:
         num_perm = positive_int(num_perm, "num_perm", MAX_NUM_PERM)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+            raise TypeError(f"seed must be an int, got {type(seed).__name__} {shown(seed)}")
         if not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+            raise ValueError(f"seed must be in [0, 2**64), got {shown(seed)}")
         self.num_perm = num_perm
         self.seed = seed
         self.scheme = _check_scheme(scheme)

@@ -29,6 +29,7 @@ __all__ = [
     "DedupResult",
     "dedup",
     "prepare",
+    "prepare_many",
     "Prepared",
     "exact_key",
     "exact_groups",
@@ -154,16 +155,28 @@ def _chunks(docs: Sequence[str]) -> Iterator[Sequence[str]]:
         start = stop
 
 
-def _prepare_all(docs: Sequence[str], settings: Settings, n_jobs: int, progress: bool) -> Prepared:
+def prepare_many(
+    docs: Sequence[str], settings: Settings, n_jobs: int = 1, progress: bool = False
+) -> Prepared:
+    """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` processes.
+
+    Chunks hold at most a few thousand documents or a few million characters,
+    and each chunk's results are copied out as it finishes, so memory stays
+    about one copy of the shingle ids. The answer does not depend on ``n_jobs``.
+
+    >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
+    >>> bool((prepare_many(docs, settings).signatures == prepare(docs, settings).signatures).all())
+    True
+    """
     chunks = list(_chunks(docs))
     bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
-    _separator_table()  # build the Unicode table once here, so forked workers inherit it
     collected = _Collected(docs, settings)
     if n_jobs == 1 or len(chunks) <= 1:
         for chunk in chunks:
             collected.add(prepare(chunk, settings))
             bar.update(len(chunk))
     else:
+        _separator_table()  # build the Unicode table once here, so forked workers inherit it
         with ProcessPoolExecutor(max_workers=min(n_jobs, len(chunks))) as pool:
             for chunk, part in zip(chunks, pool.map(prepare, chunks, repeat(settings))):
                 collected.add(part)
@@ -340,7 +353,7 @@ def dedup(
     # Signing runs first (it also computes the exact-copy keys) but is reported after the
     # exact pass, in the order the stages are taught.
     started = time.perf_counter()
-    prepared = _prepare_all(docs, settings, jobs, show)
+    prepared = prepare_many(docs, settings, jobs, show)
     signing = {"signed": len(docs), "seconds": time.perf_counter() - started}
     clock = _Clock()
 

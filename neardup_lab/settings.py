@@ -26,7 +26,7 @@ from .clusters import KEEPER_POLICIES
 from .lsh import check_banding, optimal_params
 from .minhash import MAX_NUM_PERM, SCHEMES, MinHasher
 from .text import MAX_SHINGLE_SIZE
-from .validate import positive_int
+from .validate import positive_int, shown
 
 __all__ = [
     "Settings",
@@ -47,7 +47,9 @@ RECALL_WEIGHTS = (0.05, 0.95)
 
 def _number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number in (0, 1], got {type(value).__name__} {value!r:.40}")
+        raise TypeError(f"{name} must be a number in (0, 1], got {type(value).__name__} {shown(value)}")
+    if isinstance(value, (int, np.integer)) and not 0 <= value <= 1:
+        raise ValueError(f"{name} must be in (0, 1], got {shown(value)}")
     return float(value)
 
 

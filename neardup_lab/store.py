@@ -52,7 +52,7 @@ from .indexfile import (
     write_update,
 )
 from .lsh import band_hashes
-from .pipeline import Prepared, _prepare_all, check_documents
+from .pipeline import Prepared, check_documents, prepare_many
 from .settings import Settings
 from .verify import IdSets, jaccard_of_pairs
 
@@ -195,7 +195,7 @@ class SavedIndex:
         >>> [[m.id for m in ms] for ms in index.query(["heavy rain in the city", "sunny"])]
         [['a'], []]
         """
-        batch = _prepare_all(check_documents(texts), self.settings, 1, progress)
+        batch = prepare_many(check_documents(texts), self.settings, 1, progress)
         return self._matches(batch, None, _stack(self._sets, batch.sets))
 
     def add(self, ids: Sequence[str], texts: Sequence[str], *, progress: bool = False) -> list[list[Match]]:
@@ -215,7 +215,7 @@ class SavedIndex:
         ([[], [('a', True, False)]], 2)
         """
         ids = self._check_new_ids(ids, check_documents(texts))
-        batch = _prepare_all(texts, self.settings, 1, progress)
+        batch = prepare_many(texts, self.settings, 1, progress)
         sets = _stack(self._sets, batch.sets)
         found = self._matches(batch, ids, sets)
         start = len(self)

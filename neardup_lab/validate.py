@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["positive_int"]
+__all__ = ["positive_int", "shown"]
 
 
 def positive_int(value: object, name: str, maximum: int | None = None) -> int:
@@ -26,9 +26,21 @@ def positive_int(value: object, name: str, maximum: int | None = None) -> int:
     ValueError: num_perm must be at most 8192, got 1000000000
     """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r:.40}")
+        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {shown(value)}")
     if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+        raise ValueError(f"{name} must be >= 1, got {shown(value)}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum}, got {value}")
+        raise ValueError(f"{name} must be at most {maximum}, got {shown(value)}")
     return int(value)
+
+
+def shown(value: object) -> str:
+    """A short, safe text for a value in an error message (huge integers are not printed).
+
+    >>> shown(10**5000)
+    'an integer of about 5001 digits'
+    """
+    if isinstance(value, int) and abs(value).bit_length() > 128:
+        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

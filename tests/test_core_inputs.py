@@ -149,3 +149,10 @@ def test_one_shingle_document_densifies_at_any_signature_length(num_perm):
 def test_no_documents_and_one_document():
     assert dedup([]).clusters == [] and dedup([]).keepers == []
     assert dedup(["alone"]).clusters == [[0]]
+
+
+@pytest.mark.parametrize("name", ["num_perm", "seed", "threshold", "k", "bands"])
+def test_huge_integers_are_named_not_printed(name):
+    kwargs = {name: 10**5000, **({"rows": 2} if name == "bands" else {})}
+    with pytest.raises(ValueError, match="about 5001 digits"):
+        Settings(**kwargs)
