@@ -220,15 +220,13 @@ def band_hashes(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     (True, False)
     """
     sigs = _check_signature_matrix(signatures, bands, rows)
-    out = np.empty((sigs.shape[0], bands), dtype=np.uint64)
+    grouped = sigs[:, : bands * rows].reshape(sigs.shape[0], bands, rows)
+    key = np.broadcast_to(np.arange(bands, dtype=np.uint64), (sigs.shape[0], bands)).copy()
     with np.errstate(over="ignore"):
-        for band in range(bands):
-            key = np.full(sigs.shape[0], band, dtype=np.uint64)
-            for column in sigs[:, band * rows : (band + 1) * rows].T:
-                key *= np.uint64(0x9E3779B97F4A7C15)
-                key += column
-            out[:, band] = splitmix64(key)
-    return out
+        for row in range(rows):  # all bands at once, one row of each at a time
+            key *= np.uint64(0x9E3779B97F4A7C15)
+            key += grouped[:, :, row]
+    return splitmix64(key)
 
 
 class BandGroups(NamedTuple):
