@@ -67,7 +67,7 @@ from .readers import (
     iter_records,
 )
 from .settings import Settings
-from .verify import IdSets, jaccard_of_pairs
+from .verify import IdSets, distinct, jaccard_of_pairs
 
 __all__ = ["dedup_dask", "read_bag", "band_partitions", "partition_offsets"]
 
@@ -133,7 +133,7 @@ def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> 
         signatures = bbit_signatures(signatures, settings.bbits)
     return _Signed(
         keys=keys,
-        sets=prepared.sets,
+        sets=distinct(prepared.sets, np.arange(len(texts))),
         signatures=signatures,
         lengths=np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)),
         problems=problems,

@@ -1,63 +1,107 @@
-"""Shingle ids straight from text, without building shingle strings.
+"""Shingle ids straight from text, with no Python object per word.
 
-The teaching path joins k words into a string and hashes the string. Here
-each distinct word is hashed once (:func:`~neardup_lab.hashing.stable_hash`),
-and the id of a k-word shingle is computed from the k word hashes with numpy
-arithmetic: a polynomial in the word hashes modulo 2**64, mixed by
-SplitMix64. Each distinct shingle gets one id, so Jaccard similarity over ids
-equals Jaccard over :func:`~neardup_lab.text.word_shingles` (barring a 64-bit
+The teaching path splits a text into words (:func:`~neardup_lab.text.words`),
+joins k words into a string and hashes the string. Here a whole batch of
+documents is one byte buffer and every step is a numpy pass over it:
+
+1. normalise: ASCII text is lower-cased by one ``bytes.translate`` over the
+   buffer; other text goes through :func:`~neardup_lab.text.normalize` and is
+   encoded as UTF-8, so both give the same bytes for the same words;
+2. split: a table marks the bytes that end a word (whitespace, punctuation and
+   symbols), and the changes of that mark are the word boundaries;
+3. hash each word from its bytes, eight at a time (:func:`word_hashes`);
+4. combine k consecutive word hashes into a shingle id (:func:`ngram_ids`): a
+   polynomial in the word hashes modulo 2**64, mixed by SplitMix64.
+
+Each distinct shingle gets one id, so Jaccard similarity over ids equals
+Jaccard over :func:`~neardup_lab.text.word_shingles` (barring a 64-bit
 collision); the ids themselves differ from ``hash_shingles(word_shingles(...))``.
 """
 
 from __future__ import annotations
 
-import itertools
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
 
-from .hashing import hash_shingles, splitmix64
-from .text import _require_k, _require_text, _tokens
+from .hashing import splitmix64
+from .text import _require_k, _require_text, normalize
 
-__all__ = ["tokenize_batch", "hash_token_lists", "ngram_ids", "shingle_ids", "shingle_id_batch"]
+__all__ = ["tokenize_batch", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
 _BATCH = 2000  # documents tokenised together by shingle_id_batch
 # Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
 _POLY = np.uint64(0x9E3779B97F4A7C15)
+# Bytes that end a word: ASCII whitespace as str.split() sees it, and ASCII punctuation and
+# symbols, which normalize() turns into spaces. Bytes of other UTF-8 characters are word bytes
+# (their text was normalised already).
+_ENDS_WORD = [b < 128 and (chr(b).isspace() or unicodedata.category(chr(b))[0] in "PS") for b in range(256)]
+_LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
+_IN_WORD = bytes(0 if ends else 1 for ends in _ENDS_WORD)  # a translate table: 1 inside words
+# _LANE_MASK[n]: the low n bytes of a little-endian 8-byte lane.
+_LANE_MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
+_LENGTH_MIX = np.uint64(0xD6E8FEB86659FD93)
+_LANE_MIX = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _normalized_bytes(doc: str) -> bytes:
+    """A document's bytes, ready for the byte-level split: ASCII as is, other text normalised."""
+    if doc.isascii():
+        return doc.encode("ascii")
+    return normalize(doc).encode("utf-8", "surrogatepass")
+
+
+def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """64-bit hashes of the words ``buffer[starts[i] : starts[i] + lengths[i]]``, all at once.
+
+    Each word is cut into 8-byte little-endian lanes; lane ``j`` is offset by a
+    multiple of ``j`` and mixed (multiply, xor-shift: a bijection); the word's
+    hash is SplitMix64 of the sum of its lanes and its length. Any word length costs one pass.
+    ``buffer`` is a uint8 array with at least 8 bytes after the last word.
+
+    >>> buf = np.frombuffer(b"rain and rain" + bytes(8), dtype=np.uint8)
+    >>> h = word_hashes(buf, np.array([0, 5, 9]), np.array([4, 3, 4]))
+    >>> bool(h[0] == h[2]), bool(h[0] == h[1])
+    (True, False)
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    lanes = (lengths + 7) // 8
+    owner = np.repeat(np.arange(len(lengths)), lanes)
+    first_lane = np.cumsum(lanes) - lanes
+    index = np.arange(len(owner)) - first_lane[owner]
+    padded = np.concatenate([buffer, np.zeros(-len(buffer) % 8 + 8, dtype=np.uint8)])
+    # Every byte offset seen as the start of an 8-byte lane (an unaligned, read-only view).
+    at_byte = np.lib.stride_tricks.as_strided(
+        padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False
+    )
+    values = at_byte[starts[owner] + 8 * index] & _LANE_MASK[np.minimum(lengths[owner] - 8 * index, 8)]
+    with np.errstate(over="ignore"):
+        mixed = (values.astype(np.uint64) + index.astype(np.uint64) * _POLY) * _LANE_MIX
+        mixed ^= mixed >> np.uint64(31)
+        total = np.add.reduceat(mixed, first_lane) if len(mixed) else np.zeros(0, dtype=np.uint64)
+        return splitmix64(total ^ (lengths.astype(np.uint64) * _LENGTH_MIX))
 
 
 def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Normalise and split every document; return word hashes and words per document.
 
-    Returns ``(word_hashes, counts)``: one uint64 stable hash per word, all
-    documents concatenated, and the number of words in each document.
+    Returns ``(word_hashes, counts)``: one uint64 hash per word, all documents
+    concatenated, and the number of words in each document. Equal words (after
+    :func:`~neardup_lab.text.normalize`) get equal hashes in any document.
 
-    >>> hashes, counts = tokenize_batch(["Heavy rain.", "", "rain, rain"])
+    >>> hashes, counts = tokenize_batch(["Heavy rain.", "", "RAIN, rain"])
     >>> counts.tolist(), bool(hashes[1] == hashes[2] == hashes[3])
     ([2, 0, 2], True)
     """
-    return hash_token_lists([_tokens(_require_text(doc, f"document {i}")) for i, doc in enumerate(docs)])
-
-
-def hash_token_lists(token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Stable hashes of already-normalised words, hashing each distinct word once.
-
-    Returns ``(word_hashes, counts)`` like :func:`tokenize_batch`.
-
-    >>> hashes, counts = hash_token_lists([["rain", "again"], ["rain"]])
-    >>> counts.tolist(), bool(hashes[0] == hashes[2])
-    ([2, 1], True)
-    """
-    flat = list(itertools.chain.from_iterable(token_lists))
-    first_seen: dict[str, int] = {}
-    # setdefault keeps the first counter value seen for each word: codes are positions
-    # of first occurrences, so equal words share a code.
-    codes = np.fromiter(map(first_seen.setdefault, flat, itertools.count()), dtype=np.int64, count=len(flat))
-    by_code = np.zeros(len(flat), dtype=np.uint64)
-    positions = np.fromiter(first_seen.values(), dtype=np.int64, count=len(first_seen))
-    by_code[positions] = hash_shingles(first_seen)
-    counts = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
-    return by_code[codes], counts
+    parts = [_normalized_bytes(_require_text(doc, f"document {i}")) for i, doc in enumerate(docs)]
+    joined = b" ".join(parts)  # a space between documents: no word crosses
+    buffer = np.frombuffer(joined.translate(_LOWER), dtype=np.uint8)
+    change = np.diff(np.frombuffer(b"\0" + joined.translate(_IN_WORD) + b"\0", dtype=np.int8))
+    starts, ends = np.flatnonzero(change == 1), np.flatnonzero(change == -1)
+    doc_starts = np.cumsum([0] + [len(p) + 1 for p in parts[:-1]]) if parts else np.zeros(0, np.int64)
+    counts = np.diff(np.searchsorted(starts, np.r_[doc_starts, len(buffer) + 1]))
+    return word_hashes(buffer, starts, ends - starts), counts.astype(np.int64)
 
 
 def ngram_ids(word_hashes: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -76,7 +76,7 @@ FORMAT_VERSION = 2
 #: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
 NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 #: How shingles become ids, the way :func:`~neardup_lab.pipeline.prepare` makes them.
-SHINGLE_HASH = "word:fastpath-ngram-ids/1;char:xxh3-64-utf8/1"
+SHINGLE_HASH = "word:byte-lane-words-ngram-ids/2;char:xxh3-64-utf8/1;exact:xxh3-128-word-hashes/2"
 META_NAME = "index.json"
 LOCK_NAME = ".lock"
 #: The arrays of a data file: ``shingle_ids`` and ``shingle_offsets`` are an

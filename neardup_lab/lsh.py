@@ -239,6 +239,16 @@ class BandGroups(NamedTuple):
     order: np.ndarray
     starts: np.ndarray
 
+    def shared(self) -> BandGroups:
+        """Only the groups of two or more documents: the ones that propose pairs.
+
+        >>> BandGroups(np.array([4, 2, 7]), np.array([0, 1])).shared().order.tolist()
+        [2, 7]
+        """
+        sizes = np.diff(np.r_[self.starts, len(self.order)])
+        many = sizes > 1
+        return BandGroups(self.order[np.repeat(many, sizes)], np.r_[0, np.cumsum(sizes[many])[:-1]])
+
 
 def band_groups(signatures: np.ndarray, bands: int, rows: int) -> Iterator[BandGroups]:
     """For each band in turn, the groups of documents whose band values are identical.

@@ -17,13 +17,13 @@ import xxhash
 from tqdm import tqdm
 
 from .clusters import choose_keepers, clusters_from_pair_array
-from .fastpath import hash_token_lists, ngram_ids
+from .fastpath import ngram_ids, tokenize_batch
 from .hashing import hash_shingles
 from .lsh import BandGroups, band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
-from .text import _separator_table, char_shingles, words
-from .verify import IdSets, jaccard_of_pairs, pack_id_sets, verified_edges
+from .text import _separators, char_shingles, words
+from .verify import IdSets, distinct, jaccard_of_pairs, verified_edges
 
 __all__ = [
     "DedupResult",
@@ -31,7 +31,7 @@ __all__ = [
     "prepare",
     "prepare_many",
     "Prepared",
-    "exact_key",
+    "exact_keys",
     "exact_groups",
     "check_documents",
     "keep_verified",
@@ -76,13 +76,21 @@ class DedupResult:
         return self.settings.to_dict()
 
 
-def exact_key(tokens: Sequence[str]) -> bytes:
-    """The exact-copy key of a normalised text given as its words: 128 bits of XXH3.
+def exact_keys(hashes: np.ndarray, counts: np.ndarray) -> list[bytes]:
+    """The exact-copy key of each document: 128 bits of XXH3 over its sequence of word hashes.
 
-    >>> exact_key(words("Rain today.")) == exact_key(words("rain   TODAY"))
-    True
+    Two documents get the same key when their words after
+    :func:`~neardup_lab.text.normalize` are the same, in the same order (barring
+    a 64-bit collision of two word hashes).
+
+    >>> keys = exact_keys(*tokenize_batch(["Rain today.", "rain   TODAY", "today rain"]))
+    >>> keys[0] == keys[1], keys[0] == keys[2]
+    (True, False)
     """
-    return xxhash.xxh3_128_digest(" ".join(tokens).encode("utf-8", "surrogatepass"))
+    raw = np.asarray(hashes, dtype="<u8").tobytes()  # little-endian: the same keys on every machine
+    ends = np.cumsum(counts)
+    starts = (ends - counts).tolist()
+    return [xxhash.xxh3_128_digest(raw[8 * start : 8 * end]) for start, end in zip(starts, ends.tolist())]
 
 
 def exact_groups(docs: Sequence[str]) -> list[int]:
@@ -92,11 +100,14 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
     [0, 0, 2]
     """
     first: dict[bytes, int] = {}
-    return [first.setdefault(exact_key(words(d)), i) for i, d in enumerate(docs)]
+    return [first.setdefault(key, i) for i, key in enumerate(exact_keys(*tokenize_batch(docs)))]
 
 
 class Prepared(NamedTuple):
-    """Documents ready to band and verify: exact keys, shingle id sets, signatures.
+    """Documents ready to band and verify: exact keys, shingle ids, signatures.
+
+    ``sets`` holds each document's shingle ids in text order, repeats kept
+    (:func:`~neardup_lab.verify.distinct` sorts and dedupes those that verification needs).
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
@@ -110,8 +121,8 @@ class Prepared(NamedTuple):
 def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
 
-    Words come from :func:`~neardup_lab.text.words`; word shingle ids from
-    :mod:`~neardup_lab.fastpath` (char shingles through
+    Words, their hashes and word shingle ids come from :mod:`~neardup_lab.fastpath`
+    (one id per distinct :func:`~neardup_lab.text.word_shingles` shingle; char shingles through
     :func:`~neardup_lab.hashing.hash_shingles`); signatures from
     :meth:`~neardup_lab.minhash.MinHasher.signatures_flat`, for the first copy of
     each normalised text only.
@@ -120,15 +131,15 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
     (True, [0, 2, 4, 5])
     """
-    tokens = [words(d) for d in docs]
-    keys = [exact_key(t) for t in tokens]
+    hashes, word_counts = tokenize_batch(docs)
+    keys = exact_keys(hashes, word_counts)
     if settings.shingle == "word":
-        ids, counts = ngram_ids(*hash_token_lists(tokens), settings.k)
+        ids, counts = ngram_ids(hashes, word_counts, settings.k)
     else:
-        per_doc = [hash_shingles(char_shingles(" ".join(t), settings.k)) for t in tokens]
+        per_doc = [hash_shingles(char_shingles(doc, settings.k)) for doc in docs]
         counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
         ids = np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)
-    sets = pack_id_sets(ids, counts)
+    sets = IdSets(ids, np.r_[0, np.cumsum(counts)].astype(np.int64))
     first: dict[bytes, int] = {}
     first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
     signed = first_of == np.arange(len(keys))
@@ -176,7 +187,7 @@ def prepare_many(
             collected.add(prepare(chunk, settings))
             bar.update(len(chunk))
     else:
-        _separator_table()  # build the Unicode table once here, so forked workers inherit it
+        _separators()  # build the Unicode table once here, so forked workers inherit it
         with ProcessPoolExecutor(max_workers=min(n_jobs, len(chunks))) as pool:
             for chunk, part in zip(chunks, pool.map(prepare, chunks, repeat(settings))):
                 collected.add(part)
@@ -271,15 +282,23 @@ def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
     return 2 * len(single) > len(sample)
 
 
-def keep_verified(settings: Settings, prepared: Prepared) -> Callable[[np.ndarray], np.ndarray]:
+def keep_verified(
+    settings: Settings, prepared: Prepared, checked: np.ndarray
+) -> Callable[[np.ndarray], np.ndarray]:
     """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
 
+    ``checked`` lists the documents that pairs may name; for exact verification
+    only their shingle ids are sorted and made distinct.
+
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
-    >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
+    >>> keep_verified(Settings(threshold=0.6, k=1), p, np.array([0, 1]))(np.array([[0, 1]])).tolist()
     [True]
     """
     if settings.verify == "exact":
-        return lambda pairs: jaccard_of_pairs(prepared.sets, pairs) >= settings.threshold
+        sets = distinct(prepared.sets, checked)
+        position = np.zeros(len(prepared.keys), dtype=np.int64)
+        position[checked] = np.arange(len(checked))
+        return lambda pairs: jaccard_of_pairs(sets, position[pairs]) >= settings.threshold
     if settings.verify == "none":
         return lambda pairs: np.ones(len(pairs), dtype=bool)
     sigs, bbits = prepared.signatures, settings.bbits
@@ -372,11 +391,12 @@ def dedup(
     if bbits is not None:
         signatures = bbit_signatures(signatures, bbits)
         prepared = prepared._replace(signatures=signatures)
-    groups = (
-        BandGroups(reps[g.order], g.starts)
+    groups = [
+        BandGroups(reps[g.order], g.starts).shared()
         for g in band_groups(signatures[reps], settings.bands, settings.rows)
-    )
-    found = verified_edges(len(docs), groups, keep_verified(settings, prepared), joined=copies)
+    ]
+    in_groups = np.unique(np.concatenate([g.order for g in groups])) if groups else reps[:0]
+    found = verified_edges(len(docs), groups, keep_verified(settings, prepared, in_groups), joined=copies)
     verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
     clock.lap("candidates", pairs=found.checked)
     clock.stats["verified"] = {"pairs": len(verified), "seconds": 0.0}

@@ -21,7 +21,7 @@ import numpy as np
 from .clusters import join_roots, roots
 from .lsh import BandGroups, pairs_in_groups
 
-__all__ = ["IdSets", "pack_id_sets", "jaccard_of_pairs", "Verified", "verified_edges"]
+__all__ = ["IdSets", "pack_id_sets", "distinct", "jaccard_of_pairs", "Verified", "verified_edges"]
 
 class IdSets(NamedTuple):
     """Sorted distinct shingle ids of many documents, concatenated, with ``offsets`` (n + 1)."""
@@ -52,6 +52,21 @@ def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
     first = np.r_[True, (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])] if len(ids) else np.ones(0, bool)
     kept = np.bincount(owner[first], minlength=len(counts))
     return IdSets(ids[first], np.r_[0, np.cumsum(kept)].astype(np.int64))
+
+
+def distinct(lists: IdSets, docs: np.ndarray) -> IdSets:
+    """The sorted distinct ids of some documents (``docs``, in that order) of id lists with repeats.
+
+    Verification needs distinct sorted ids, but only for documents that may be
+    checked: this packs just those.
+
+    >>> lists = IdSets(np.array([9, 9, 4, 7, 7], dtype=np.uint64), np.array([0, 3, 5]))
+    >>> distinct(lists, np.array([1, 0])).ids.tolist()
+    [7, 4, 9]
+    """
+    starts, sizes = lists.offsets[docs], lists.offsets[docs + 1] - lists.offsets[docs]
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return pack_id_sets(lists.ids[np.repeat(starts, sizes) + within], sizes)
 
 
 def jaccard_of_pairs(sets: IdSets, pairs: np.ndarray) -> np.ndarray:

@@ -1,7 +1,9 @@
 """Refactors must not change bits: signatures, candidates, clusters and keepers are pinned.
 
-The digests below were taken before the kernels were shared between entry points;
-a change to any of them means an answer changed, not only the code.
+The digests below were taken before the kernels were shared between entry points, and
+the word-shingle ones again when word hashing moved to bytes in numpy (new ids, so new
+signatures; the char-shingle digests did not move). A change to any of them means an
+answer changed, not only the code.
 """
 
 import hashlib
@@ -12,15 +14,15 @@ import pytest
 from neardup_lab import MinHasher, candidate_pair_array, dedup, make_corpus, shingle_id_batch
 
 PINNED_CLUSTERS = {
-    ("multiply-shift", "word"): "bf03f46aeae00d94",
+    ("multiply-shift", "word"): "bdfa434267052458",
     ("multiply-shift", "char"): "2f9993a2aab6438a",
     ("mod-prime", "word"): "bf03f46aeae00d94",
     ("mod-prime", "char"): "e5d053fa6b10fdc3",
-    ("one-permutation", "word"): "bf03f46aeae00d94",
+    ("one-permutation", "word"): "65e3e905ecf3fe2e",
     ("one-permutation", "char"): "6364bb0a76fa45b6",
 }
-PINNED_SIGNATURES = "9d55e6191f55217e"
-PINNED_CANDIDATES = "75867529d831a0bb"
+PINNED_SIGNATURES = "c91e1801d4ee0dd5"
+PINNED_CANDIDATES = "0676e789ae15fb59"
 
 
 def _digest(data: bytes) -> str:

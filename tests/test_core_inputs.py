@@ -19,6 +19,7 @@ from neardup_lab import (
 )
 from neardup_lab.pipeline import prepare
 from neardup_lab.settings import MAX_NUM_PERM, Settings
+from neardup_lab.verify import distinct
 
 # --- settings that cannot work fail at once, before any allocation --------------------------
 
@@ -110,10 +111,11 @@ def test_dedup_stages_equal_the_teaching_functions():
     docs = make_corpus(150, seed=8).docs
     settings = Settings(threshold=0.7, num_perm=64)
     prepared = prepare(docs, settings)
+    packed = distinct(prepared.sets, np.arange(len(docs)))
     sets = [set(word_shingles(d, settings.k)) for d in docs]
     hasher = settings.hasher()
     for d in range(len(docs)):
-        ids = prepared.sets.ids[prepared.sets.offsets[d] : prepared.sets.offsets[d + 1]]
+        ids = packed.ids[packed.offsets[d] : packed.offsets[d + 1]]
         # One id per distinct shingle (the fast path's ids are not hash_shingles' values).
         assert len(ids) == len(hash_shingles(sets[d])) == len(sets[d])
         assert np.array_equal(prepared.signatures[d], hasher.signature(ids)) or prepared.keys[d] in (

@@ -2,6 +2,7 @@
 
 import itertools
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -58,3 +59,40 @@ def test_errors():
         shingle_id_batch("one string")
     with pytest.raises(ValueError, match="k must be"):
         shingle_ids("a b", 0)
+
+
+def _word_hashes_of_normalized(text):
+    """The slow path for one text: normalize() in Python, then hash its words' UTF-8 bytes."""
+    from neardup_lab.fastpath import word_hashes
+    from neardup_lab.text import words
+
+    tokens = [w.encode("utf-8", "surrogatepass") for w in words(text)]
+    buffer = np.frombuffer(b" ".join(tokens) + bytes(8), dtype=np.uint8)
+    lengths = np.array([len(t) for t in tokens], dtype=np.int64)
+    starts = np.cumsum(lengths + 1) - lengths - 1
+    return word_hashes(buffer, starts, lengths)
+
+
+mixed_text = st.lists(
+    st.sampled_from(["Rain", "rain,", "ÉCOLE", "école", "東京", "x_y", "a.b", "ﬁne", "\t", "—", "9"]),
+    max_size=12,
+).map(" ".join) | st.text(max_size=40)
+
+
+@given(st.lists(mixed_text, max_size=6))
+def test_byte_path_and_unicode_path_give_the_same_word_hashes(docs):
+    hashes, counts = tokenize_batch(docs)
+    expected = [_word_hashes_of_normalized(d) for d in docs]
+    assert counts.tolist() == [len(e) for e in expected]
+    assert hashes.tolist() == [h for e in expected for h in e.tolist()]
+
+
+def test_long_words_are_hashed_in_one_pass():
+    import time
+
+    long_word = "x" * 5_000_000
+    started = time.perf_counter()
+    hashes, counts = tokenize_batch([long_word, long_word + "y", long_word])
+    assert counts.tolist() == [1, 1, 1]
+    assert hashes[0] == hashes[2] != hashes[1]
+    assert time.perf_counter() - started < 10

@@ -1,5 +1,8 @@
 """Property-based tests (hypothesis). Under CI=true the runs are derandomised (see conftest.py)."""
 
+import functools
+import unicodedata
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -90,11 +93,21 @@ def test_word_shingles_have_k_words_or_all(text, k):
         assert len(shingle.split()) == min(k, len(tokens))
 
 
+@functools.lru_cache(maxsize=1)
+def _separator_dict() -> dict[int, str]:
+    """The plain definition: every punctuation or symbol code point maps to a space."""
+    return {cp: " " for cp in range(0x110000) if unicodedata.category(chr(cp))[0] in "PS"}
+
+
+def _plain_normalize(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().translate(_separator_dict()).split())
+
+
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
 def test_ascii_shortcut_equals_unicode_path(text):
-    import unicodedata
+    assert normalize(text) == _plain_normalize(text)
 
-    from neardup_lab.text import _separator_table
 
-    slow = " ".join(unicodedata.normalize("NFKC", text).casefold().translate(_separator_table()).split())
-    assert normalize(text) == slow
+@given(st.text(max_size=200))
+def test_numpy_separator_pass_equals_the_plain_definition(text):
+    assert normalize(text) == _plain_normalize(text)
