@@ -65,22 +65,36 @@ def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     >>> bool(h[0] == h[2]), bool(h[0] == h[1])
     (True, False)
     """
+    starts = np.asarray(starts, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
-    lanes = (lengths + 7) // 8
-    owner = np.repeat(np.arange(len(lengths)), lanes)
-    first_lane = np.cumsum(lanes) - lanes
-    index = np.arange(len(owner)) - first_lane[owner]
     padded = np.concatenate([buffer, np.zeros(-len(buffer) % 8 + 8, dtype=np.uint8)])
     # Every byte offset seen as the start of an 8-byte lane (an unaligned, read-only view).
     at_byte = np.lib.stride_tricks.as_strided(
         padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False
     )
-    values = at_byte[starts[owner] + 8 * index] & _LANE_MASK[np.minimum(lengths[owner] - 8 * index, 8)]
+    total = _mixed_lanes(at_byte, starts, lengths, 0)  # most words have one lane: no gathering
+    longer = np.flatnonzero(lengths > 8)
+    if len(longer):  # lanes 1, 2, ... of the longer words, summed per word
+        lanes = (lengths[longer] - 1) // 8
+        owner = np.repeat(np.arange(len(longer)), lanes)
+        first_lane = np.cumsum(lanes) - lanes
+        index = np.arange(len(owner)) - first_lane[owner] + 1
+        mixed = _mixed_lanes(at_byte, starts[longer][owner], lengths[longer][owner], index)
+        with np.errstate(over="ignore"):
+            total[longer] += np.add.reduceat(mixed, first_lane)
     with np.errstate(over="ignore"):
-        mixed = (values.astype(np.uint64) + index.astype(np.uint64) * _POLY) * _LANE_MIX
-        mixed ^= mixed >> np.uint64(31)
-        total = np.add.reduceat(mixed, first_lane) if len(mixed) else np.zeros(0, dtype=np.uint64)
         return splitmix64(total ^ (lengths.astype(np.uint64) * _LENGTH_MIX))
+
+
+def _mixed_lanes(
+    at_byte: np.ndarray, starts: np.ndarray, lengths: np.ndarray, index: np.ndarray | int
+) -> np.ndarray:
+    """Lane ``index`` of each word, masked to the word's bytes, offset by ``index`` and mixed."""
+    values = at_byte[starts + 8 * index] & _LANE_MASK[np.minimum(lengths - 8 * index, 8)]
+    with np.errstate(over="ignore"):
+        mixed = (values + np.asarray(index, dtype=np.uint64) * _POLY) * _LANE_MIX
+        mixed ^= mixed >> np.uint64(31)
+    return mixed
 
 
 def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -98,7 +112,8 @@ def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     joined = b" ".join(parts)  # a space between documents: no word crosses
     buffer = np.frombuffer(joined.translate(_LOWER), dtype=np.uint8)
     change = np.diff(np.frombuffer(b"\0" + joined.translate(_IN_WORD) + b"\0", dtype=np.int8))
-    starts, ends = np.flatnonzero(change == 1), np.flatnonzero(change == -1)
+    edges = np.flatnonzero(change)  # a word starts, ends, starts, ends, ...
+    starts, ends = edges[0::2], edges[1::2]
     doc_starts = np.cumsum([0] + [len(p) + 1 for p in parts[:-1]]) if parts else np.zeros(0, np.int64)
     counts = np.diff(np.searchsorted(starts, np.r_[doc_starts, len(buffer) + 1]))
     return word_hashes(buffer, starts, ends - starts), counts.astype(np.int64)
