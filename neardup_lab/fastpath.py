@@ -148,13 +148,13 @@ def ngram_ids(word_hashes: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.n
     id_counts = np.maximum(counts - k + 1, 0)
     short = np.flatnonzero((counts > 0) & (counts < k))
     if len(short):  # documents shorter than k: one shingle of all their words
-        starts = ends - counts
+        first, size = (ends - counts)[short], counts[short]
         extra = np.zeros(len(short), dtype=np.uint64)
         with np.errstate(over="ignore"):
-            for n, doc in enumerate(short):
-                for h in hashes[starts[doc] : ends[doc]]:
-                    extra[n] = extra[n] * _POLY + h
-                extra[n] += np.uint64(counts[doc])
+            for j in range(k - 1):  # word j of every short document that has one, at once
+                has = size > j
+                extra[has] = extra[has] * _POLY + hashes[first[has] + j]
+            extra += size.astype(np.uint64)
         id_counts[short] = 1
         insert_at = np.cumsum(np.maximum(counts - k + 1, 0))[short] - np.maximum(counts - k + 1, 0)[short]
         ids = np.insert(ids, insert_at, extra)
