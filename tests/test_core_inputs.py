@@ -1,5 +1,8 @@
 """Hostile and unlucky inputs to the Python API, and the one-kernel walk through dedup."""
 
+import os
+import subprocess
+import sys
 import time
 import warnings
 
@@ -158,3 +161,34 @@ def test_huge_integers_are_named_not_printed(name):
     kwargs = {name: 10**5000, **({"rows": 2} if name == "bands" else {})}
     with pytest.raises(ValueError, match="about 5001 digits"):
         Settings(**kwargs)
+
+
+_LONG_DOCUMENT_CHILD = """
+import sys
+import numpy as np
+from neardup_lab import dedup
+
+def kb(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+
+rng = np.random.default_rng(1)
+vocabulary = np.array([f"w{i}" for i in range(50_000)])
+text = " ".join(vocabulary[rng.integers(0, len(vocabulary), 1_400_000)])  # about 10 MB
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # reset the peak resident set
+before = kb("VmRSS")
+dedup([text, text[: len(text) // 2]], scheme=sys.argv[1], progress=False)
+print((kb("VmHWM") - before) // 1024)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="reads peak memory from /proc")
+def test_a_10_mb_document_needs_bounded_memory():
+    # Memory used to grow with num_perm x shingles: about 1.75 GB for this document.
+    out = subprocess.run(
+        [sys.executable, "-c", _LONG_DOCUMENT_CHILD, "multiply-shift"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    assert int(out.strip()) < 500  # MB above the process before dedup
