@@ -343,8 +343,12 @@ def _check_paths(paths: Sequence[str | os.PathLike], options: dict) -> list[str]
             "for texts in memory pass dask.bag.from_sequence(texts, npartitions=...)"
         )
     checked = _check_inputs(paths)
+    real: dict[str, str] = {}
     for path in checked:
         detect_format(path, options.get("fmt", "auto"))
+        first = real.setdefault(os.path.realpath(path), path)
+        if first != path:  # each partition is read on its own, so a repeat would be read twice
+            raise InputError(f"{path} and {first} are the same file or folder; give it once")
     return checked
 
 

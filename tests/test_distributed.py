@@ -186,3 +186,11 @@ def test_empty_documents_and_tiny_inputs(client):
     got = dedup_dask(db.from_sequence(docs, npartitions=3), client=client, threshold=0.5, k=2)
     assert_same(dedup(docs, threshold=0.5, k=2), got)
     assert got.clusters == [[0, 2, 3], [1, 4]]
+
+
+def test_the_same_folder_given_twice_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "f").mkdir()
+    (tmp_path / "f" / "a.txt").write_text("heavy rain in the city", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match="same file or folder"):
+        dedup_dask(["f", str(tmp_path / "f")])
