@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit unit-all notebooks notebooks-simd build-book browser labs clean
+.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,15 @@ browser: $(STAMP) build-book
 	$(BIN)/python -m pytest -q -m browser tests
 
 labs: $(STAMP)
+	$(BIN)/python tools/make_labs.py
+
+# Re-execute every chapter and lab solution in place (their outputs are committed), then
+# regenerate the student notebooks. Run before committing a change that moves outputs.
+execute: $(STAMP)
+	for nb in book/*.ipynb labs/solutions/*.ipynb; do \
+		$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+			--ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
+	done
 	$(BIN)/python tools/make_labs.py
 
 clean:
