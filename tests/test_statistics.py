@@ -65,11 +65,11 @@ def test_candidate_rate_follows_s_curve(similarity_pair, bands, rows):
     true = jaccard(a, b)
     trials = 600
     width = bands * rows
-    # One long hasher split into independent trials: trial t uses functions t*width .. (t+1)*width-1.
-    hasher = MinHasher(num_perm=width * trials, seed=99)
-    sig_a = hasher.signature(a).reshape(trials, width)
-    sig_b = hasher.signature(b).reshape(trials, width)
-    hits = sum(len(candidate_pair_array(np.stack([sa, sb]), bands, rows)) for sa, sb in zip(sig_a, sig_b))
+    # Independent trials: one hasher per trial, each with its own seed.
+    hits = sum(
+        len(candidate_pair_array(MinHasher(num_perm=width, seed=99 + t).signatures([a, b]), bands, rows))
+        for t in range(trials)
+    )
     expected = s_curve(true, bands, rows)
     sd = math.sqrt(expected * (1 - expected) / trials)
     assert abs(hits / trials - expected) <= 4 * sd + 1e-9, (hits / trials, expected)
