@@ -57,10 +57,7 @@ labs: $(STAMP)
 # Re-execute every chapter and lab solution in place (their outputs are committed), then
 # regenerate the student notebooks. Run before committing a change that moves outputs.
 execute: $(STAMP)
-	for nb in book/*.ipynb labs/solutions/*.ipynb; do \
-		$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-			--ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
-	done
+	$(BIN)/python tools/execute_notebooks.py book/*.ipynb labs/solutions/*.ipynb
 	$(BIN)/python tools/make_labs.py
 
 clean:
