@@ -79,8 +79,8 @@ NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 SHINGLE_HASH = "word:byte-lane-words-ngram-ids/2;char:xxh3-64-utf8/1;exact:xxh3-128-word-hashes/2"
 META_NAME = "index.json"
 LOCK_NAME = ".lock"
-#: The arrays of a data file: ``shingle_ids`` and ``shingle_offsets`` are an
-#: :class:`~neardup_lab.verify.IdSets`; ``exact_keys`` the 128-bit keys as two uint64.
+#: The arrays of a data file. ``shingle_ids`` and ``shingle_offsets`` are an
+#: :class:`~neardup_lab.verify.IdSets`, ``exact_keys`` the 128-bit keys as two uint64.
 ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 _HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
 _HEADER_KEYS = (
