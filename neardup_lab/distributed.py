@@ -1,29 +1,31 @@
 """The same dedup on a Dask cluster: map, shuffle, reduce.
 
 :func:`dedup_dask` gives exactly the answer of :func:`~neardup_lab.pipeline.dedup`
-(same pairs, clusters and keepers for the same parameters) on a corpus that is cut
-into partitions: a dask bag, the partitions of a dask dataframe, or a list of files.
-Every stage is a set of Dask tasks, one per input partition or per shuffle partition
-(the ``Q`` groups a shuffle sorts its rows into; not to be confused with LSH buckets):
+(same pairs, clusters and keepers for the same parameters) on a corpus cut into
+partitions: a list of texts, a dask bag, the partitions of a dask dataframe, or
+files read on the workers by :func:`read_bag`. Every stage is a set of Dask
+tasks, one per input partition or per shuffle partition (the ``Q`` groups a
+shuffle sorts its rows into; not to be confused with LSH buckets), and each task
+returns a NamedTuple that names what it made:
 
 1. **sign** (map): each partition gets its exact-copy keys, shingle ids and
-   signatures, computed by the same code as ``dedup``. They stay on the worker
-   that computed them.
-2. **exact** (shuffle by exact key): ``(key, id)`` rows go to shuffle
-   partition ``key mod Q``; in each, the lowest id of a key is its representative,
-   and each ``(representative, copy)`` pair goes back to the partition that
-   holds the copy.
-3. **candidates** (shuffle by band key): for each representative and band, a
-   ``(band, band values, id)`` row goes to the shuffle partition of a hash of the band and
-   its values; rows with equal values in the same band give candidate edges,
-   which go to the partition holding their lower id, where repeats (the same
-   pair found in several bands) are dropped.
-4. **verified** (join, two shuffles): the partition of the lower id attaches
-   that document's distinct shingle ids (``verify="exact"``, the default, as in
-   ``dedup``) or its signature (``verify="estimate"``) and sends the edge to the
+   signatures (``_Signed``), computed by the same code as ``dedup``. They
+   stay on the worker that computed them.
+2. **exact shuffle** (by exact key): ``(key, id)`` rows (``_ExactRows``) go
+   to shuffle partition ``key mod Q``; in each, the lowest id of a key is its
+   representative, and each ``(representative, copy)`` pair goes back to the
+   partition that holds the copy.
+3. **band shuffle** (by band key): for each representative and band, a
+   ``(band, band values, id)`` row (``_BandRows``) goes to the shuffle
+   partition of a hash of the band and its values; rows with equal values in the
+   same band give candidate edges, which go to the partition holding their lower
+   id, where repeats (the same pair found in several bands) are dropped.
+4. **verify** (join): the partition of the lower id attaches that document's
+   distinct shingle ids (``verify="exact"``, the default, as in ``dedup``) or its
+   signature (``verify="estimate"``) and sends the edge on (``_Packet``) to the
    partition of the higher id, which computes the similarity and keeps the edge
    when it reaches the threshold.
-5. **clusters** (gather): the copy pairs and the verified edges, far fewer than
+5. **cluster** (gather): the copy pairs and the verified edges, far fewer than
    the documents' shingles, are gathered on the client, which finds connected
    components with scipy and picks keepers exactly as ``dedup`` does.
 
@@ -33,20 +35,19 @@ receive the result itself, which lists every document index once.
 Global document ids are positions: partition offsets are counted after
 signing, so document ``i`` is the ``i``-th document in partition order.
 
-The shuffles are task shuffles written in Dask's task graph: each map task splits
-its rows into ``Q`` pieces, each reduce task concatenates one piece from every map
-task. That needs ``partitions * Q`` small tasks, fine for hundreds of
-partitions; for many thousands a staged shuffle (dask dataframe's) would be needed.
+The shuffles are task shuffles (:mod:`~neardup_lab.shuffle`): ``partitions * Q``
+small pieces each, fine for hundreds of partitions; for many thousands a staged
+shuffle (dask dataframe's) would be needed.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import dask
 import dask.bag
@@ -56,7 +57,7 @@ from dask.delayed import Delayed, delayed
 from .clusters import choose_keepers, clusters_from_pair_array
 from .lsh import band_hashes, candidate_pair_array
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from .pipeline import DedupResult, prepare
+from .pipeline import DedupResult, check_documents, prepare
 from .readers import (
     DEFAULT_MAX_BYTES,
     Document,
@@ -67,113 +68,158 @@ from .readers import (
     iter_records,
 )
 from .settings import Settings
+from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
+from .validate import positive_int
 from .verify import IdSets, distinct, jaccard_of_pairs
 
-__all__ = ["dedup_dask", "read_bag", "band_partitions", "partition_offsets"]
+__all__ = [
+    "dedup_dask",
+    "read_bag",
+    "band_partitions",
+    "partition_offsets",
+]
 
 _NO_EDGES = np.empty((0, 2), dtype=np.int64)
+_TEXTS_PER_PARTITION = 2000  # a list of texts is cut into partitions of about this many
 
 
 # ---------------------------------------------------------------------------
-# Stage 1: read and sign one partition (runs on a worker)
+# Inputs
 # ---------------------------------------------------------------------------
 
 
-@dataclass
-class _Signed:
-    """One partition after signing; it stays on the worker that made it."""
-
-    keys: np.ndarray  # (n, 2) uint64: the 128-bit exact-copy key of each document
-    sets: IdSets  # sorted distinct shingle ids of each document
-    signatures: np.ndarray  # (n, num_perm), b-bit values when bbits is set
-    lengths: np.ndarray  # (n,) characters per document, for keeper="longest"
-    problems: int  # records the readers skipped (file inputs only)
-
-    def __len__(self) -> int:
-        return len(self.lengths)
-
-    def distinct_ids(self, local: int) -> np.ndarray:
-        """Sorted distinct shingle ids of the document at position ``local`` in this partition."""
-        return self.sets.ids[self.sets.offsets[local] : self.sets.offsets[local + 1]]
+def _read_path(path: str, options: dict) -> list[Document | Problem]:
+    return list(iter_records(path, **options))
 
 
-def _texts(partition: Any, number: int, text_column: str) -> tuple[list[str], int]:
-    """The texts of one partition (a list, a pandas Series or DataFrame), and skipped records."""
-    if hasattr(partition, "columns"):  # a pandas DataFrame partition
+def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
+    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and
+    :class:`~neardup_lab.readers.Problem`, one partition per path: how files go to :func:`dedup_dask`.
+
+    Files (``.txt`` files, folders of them, ``.jsonl``, ``.csv``) are read on the
+    workers with :func:`~neardup_lab.readers.iter_records` (``read_options`` are
+    its keyword arguments: ``fmt``, ``field``, ``column``, ``encoding``,
+    ``max_bytes``, ``delimiter``), in the order given, so ``dedup_dask(read_bag(paths))``
+    numbers documents as ``read_bag(paths)`` lists them, and counts the skipped
+    records in ``stats["read"]``.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "day1.jsonl")
+    ...     with open(path, "w", encoding="utf-8") as f:
+    ...         _ = f.write('{"text": "heavy rain"}\\n{"body": "x"}\\n')
+    ...     records = read_bag([path]).compute(scheduler="sync")
+    >>> [type(r).__name__ for r in records]
+    ['Document', 'Problem']
+    """
+    allowed = {"fmt", "field", "column", "encoding", "max_bytes", "delimiter"}
+    unknown = sorted(set(read_options) - allowed)
+    if unknown:
+        raise TypeError(f"unknown read_options {unknown}; use some of {sorted(allowed)}")
+    options = {"max_bytes": DEFAULT_MAX_BYTES, **read_options}
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"read_bag needs a list of paths, got a single {type(paths).__name__}; wrap it in a list"
+        )
+    missing = [os.fspath(p) for p in paths if not os.path.lexists(p)]
+    if missing:
+        raise InputError(f"no such file or folder: {missing[0]}")
+    checked = _check_inputs(paths)
+    real: dict[str, str] = {}
+    for path in checked:
+        detect_format(path, options.get("fmt", "auto"))
+        first = real.setdefault(os.path.realpath(path), path)
+        if first != path:  # each partition is read on its own, so a repeat would be read twice
+            raise InputError(f"{path} and {first} are the same file or folder; give it once")
+    return dask.bag.from_delayed([delayed(_read_path)(p, options) for p in checked])
+
+
+def _partitions(texts: object, npartitions: int | None) -> list[Any]:
+    """The input as a list of partitions (delayed, or lists of texts cut here)."""
+    if isinstance(texts, dask.bag.Bag) or (
+        type(texts).__module__.startswith("dask.dataframe") and hasattr(texts, "to_delayed")
+    ):
+        return list(texts.to_delayed())
+    if isinstance(texts, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"dedup_dask needs many documents, got a single {type(texts).__name__}; "
+            "wrap a text in a list, or read files with read_bag([path])"
+        )
+    if isinstance(texts, Sequence) and texts and all(isinstance(t, Delayed) for t in texts):
+        return list(texts)
+    if isinstance(texts, Sequence):
+        check_documents(texts)
+        parts = npartitions or max(1, math.ceil(len(texts) / _TEXTS_PER_PARTITION))
+        cuts = np.linspace(0, len(texts), parts + 1).round().astype(int).tolist()
+        return [list(texts[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
+    raise TypeError(
+        "dedup_dask needs a list of str, a dask bag of str, a dask dataframe or series (see text_column) "
+        f"or a non-empty list of delayed partitions; got {type(texts).__name__} {texts!r:.60}"
+    )
+
+
+def _items(partition: Any, number: int, text_column: str) -> list:
+    """The items of one partition: a list, a pandas Series, or a pandas DataFrame's ``text_column``."""
+    if hasattr(partition, "columns"):
         if text_column not in partition.columns:
             raise KeyError(
                 f"partition {number} has no column {text_column!r} (columns: {list(partition.columns)}); "
                 "pass text_column="
             )
         partition = partition[text_column]
-    if hasattr(partition, "tolist"):  # a pandas Series partition
-        partition = partition.tolist()
+    return partition.tolist() if hasattr(partition, "tolist") else list(partition)
+
+
+# ---------------------------------------------------------------------------
+# Stage 1: sign each partition (map); the results stay on the workers
+# ---------------------------------------------------------------------------
+
+
+class _PartitionCounts(NamedTuple):
+    """What one partition held: documents signed, reader records among its items, records skipped."""
+
+    documents: int
+    records: int  # items that came from a reader (read_bag): Documents and Problems
+    problems: int
+
+
+class _Signed(NamedTuple):
+    """One partition after signing."""
+
+    keys: np.ndarray  # (n, 2) uint64: the 128-bit exact-copy key of each document
+    sets: IdSets  # sorted distinct shingle ids of each document
+    signatures: np.ndarray  # (n, num_perm), b-bit values when bbits is set
+    lengths: np.ndarray  # (n,) characters per document, for keeper="longest"
+    counts: _PartitionCounts
+
+
+def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> _Signed:
     texts: list[str] = []
-    problems = 0
-    for position, item in enumerate(partition):
+    records = problems = 0
+    for position, item in enumerate(_items(partition, number, text_column)):
         if isinstance(item, str):
             texts.append(item)
         elif isinstance(item, Document):
             texts.append(item.text)
+            records += 1
         elif isinstance(item, Problem):
+            records += 1
             problems += 1
         else:
             raise TypeError(
                 f"document {position} of partition {number} is {type(item).__name__}, not str: {item!r:.60}"
             )
-    return texts, problems
-
-
-def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> _Signed:
-    texts, problems = _texts(partition, number, text_column)
     prepared = prepare(texts, settings)  # the code dedup runs on each chunk
-    keys = np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy()
     signatures = prepared.signatures
     if settings.bbits is not None:
         signatures = bbit_signatures(signatures, settings.bbits)
     return _Signed(
-        keys=keys,
+        keys=np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy(),
         sets=distinct(prepared.sets, np.arange(len(texts))),
         signatures=signatures,
         lengths=np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)),
-        problems=problems,
+        counts=_PartitionCounts(len(texts), records, problems),
     )
-
-
-def _sizes(signed: _Signed) -> tuple[int, int]:
-    return len(signed), signed.problems
-
-
-# ---------------------------------------------------------------------------
-# Shuffle plumbing: split rows into pieces, find the partition that holds an id
-# ---------------------------------------------------------------------------
-
-
-def _route(n_targets: int, target: np.ndarray, *columns: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-    """Split the rows of ``columns`` into ``n_targets`` groups by ``target``, keeping row order."""
-    order = np.argsort(target, kind="stable")
-    bounds = np.searchsorted(target[order], np.arange(n_targets + 1))
-    return [tuple(col[order[a:b]] for col in columns) for a, b in zip(bounds[:-1], bounds[1:])]
-
-
-def _home(offsets: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Index of the partition that holds each global document id."""
-    return np.searchsorted(offsets, ids, side="right") - 1
-
-
-def _nbytes(pieces: Sequence[tuple[np.ndarray, ...]]) -> int:
-    return int(sum(col.nbytes for piece in pieces for col in piece))
-
-
-def partition_offsets(sizes: Sequence[int]) -> np.ndarray:
-    """Global id of the first document of each partition, and the total at the end.
-
-    Document ``j`` of partition ``p`` gets the global id ``offsets[p] + j``.
-
-    >>> partition_offsets([3, 0, 2]).tolist()
-    [0, 3, 3, 5]
-    """
-    return np.concatenate(([0], np.cumsum(np.asarray(sizes, dtype=np.int64)))).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------
@@ -181,25 +227,30 @@ def partition_offsets(sizes: Sequence[int]) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def _exact_split(signed: _Signed, offset: int, targets: int) -> tuple:
-    ids = offset + np.arange(len(signed), dtype=np.int64)
-    target = (signed.keys[:, 0] % np.uint64(targets)).astype(np.int64)
-    pieces = _route(targets, target, signed.keys, ids)
-    return (*pieces, {"bytes": _nbytes(pieces), "rows": len(ids)})
+class _ExactRows(NamedTuple):
+    """The exact shuffle's rows: a document's exact-copy key and its global id."""
+
+    key: np.ndarray  # (m, 2) uint64
+    doc: np.ndarray  # (m,) int64
 
 
-def _exact_reduce(offsets: np.ndarray, *pieces: tuple[np.ndarray, np.ndarray]) -> tuple:
-    """Lowest id per exact key; ``(representative, copy)`` pairs sent to each copy's partition."""
-    keys = np.concatenate([p[0] for p in pieces])
-    ids = np.concatenate([p[1] for p in pieces])
-    order = np.lexsort((ids, keys[:, 1], keys[:, 0]))
-    keys, ids = keys[order], ids[order]
-    first = np.ones(len(ids), dtype=bool)
-    first[1:] = (keys[1:] != keys[:-1]).any(axis=1)
-    representative = ids[first][np.cumsum(first) - 1]
-    pairs = np.stack([representative[~first], ids[~first]], axis=1)
-    back = _route(len(offsets) - 1, _home(offsets, pairs[:, 1]), pairs)
-    return (*[b[0] for b in back], {"bytes": _nbytes(back), "rows": len(pairs)})
+def _exact_rows(signed: _Signed, offset: int, receivers: int) -> Routed:
+    """One ``(key, id)`` row per document, routed by key."""
+    doc = offset + np.arange(len(signed.lengths), dtype=np.int64)
+    target = (signed.keys[:, 0] % np.uint64(receivers)).astype(np.int64)
+    return route(_ExactRows(signed.keys, doc), target, receivers)
+
+
+def _exact_copies(offsets: np.ndarray, pieces: list[_ExactRows]) -> Routed:
+    """Lowest id per exact key; ``(representative, copy)`` pairs routed to each copy's partition."""
+    key, doc = gather(pieces)
+    order = np.lexsort((doc, key[:, 1], key[:, 0]))
+    key, doc = key[order], doc[order]
+    first = np.ones(len(doc), dtype=bool)
+    first[1:] = (key[1:] != key[:-1]).any(axis=1)
+    representative = doc[first][np.cumsum(first) - 1]
+    pairs = np.stack([representative[~first], doc[~first]], axis=1)
+    return route(pairs, home(offsets, pairs[:, 1]), len(offsets) - 1)
 
 
 # ---------------------------------------------------------------------------
@@ -223,36 +274,49 @@ def band_partitions(signatures: np.ndarray, bands: int, rows: int, partitions: i
     return (band_hashes(signatures, bands, rows) % np.uint64(partitions)).astype(np.int64)
 
 
-def _band_split(
-    signed: _Signed, offset: int, targets: int, bands: int, rows: int, *copy_pieces: np.ndarray
-) -> tuple:
-    copies = np.concatenate(copy_pieces)
-    copies = copies[np.argsort(copies[:, 1], kind="stable")]
-    is_representative = np.ones(len(signed), dtype=bool)
-    is_representative[copies[:, 1] - offset] = False
-    local = np.flatnonzero(is_representative)
-    signatures = signed.signatures[local]
-    target = band_partitions(signatures, bands, rows, targets).T.ravel()  # band by band
-    band_ids = np.repeat(np.arange(bands, dtype=np.int32), len(local))
-    blocks = np.concatenate([signatures[:, b * rows : (b + 1) * rows] for b in range(bands)])
-    docs = np.tile(local + offset, bands)
-    pieces = _route(targets, target, band_ids, blocks, docs)
-    return (*pieces, copies, {"bytes": _nbytes(pieces), "rows": len(docs), "copies": len(copies)})
+class _BandRows(NamedTuple):
+    """The band shuffle's rows: band number, the document's values in that band, its global id."""
+
+    band: np.ndarray  # (m,) int32
+    values: np.ndarray  # (m, rows)
+    doc: np.ndarray  # (m,) int64
 
 
-def _band_reduce(offsets: np.ndarray, rows: int, *pieces: tuple[np.ndarray, ...]) -> tuple:
-    """Documents with equal values in a band make candidate edges; route each to its lower id."""
-    band = np.concatenate([p[0] for p in pieces])
-    values = np.concatenate([p[1] for p in pieces])
-    docs = np.concatenate([p[2] for p in pieces])
+class _Banded(NamedTuple):
+    """A partition's band rows, routed by band key, and the copy pairs whose copy it holds."""
+
+    band_rows: Routed
+    copies: np.ndarray  # (c, 2) int64: (representative, copy)
+
+
+def _band_rows(
+    signed: _Signed, offset: int, receivers: int, settings: Settings, copy_pieces: list[np.ndarray]
+) -> _Banded:
+    """The band rows of this partition's representatives (copies left out), routed by band key."""
+    copies = gather(copy_pieces)
+    representative = np.ones(len(signed.lengths), dtype=bool)
+    representative[copies[:, 1] - offset] = False
+    local = np.flatnonzero(representative)
+    signatures, bands, rows = signed.signatures[local], settings.bands, settings.rows
+    band_rows = _BandRows(
+        band=np.repeat(np.arange(bands, dtype=np.int32), len(local)),
+        values=np.concatenate([signatures[:, b * rows : (b + 1) * rows] for b in range(bands)]),
+        doc=np.tile(local + offset, bands),
+    )
+    target = band_partitions(signatures, bands, rows, receivers).T.ravel()  # band by band, as the rows
+    return _Banded(route(band_rows, target, receivers), copies)
+
+
+def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Routed:
+    """Documents with equal values in a band make candidate edges; each routed to its lower id."""
+    band, values, doc = gather(pieces)
     found = [_NO_EDGES]
     for b in np.unique(band):
         members = band == b
         local = candidate_pair_array(values[members], 1, rows)  # the grouping dedup uses
-        found.append(np.sort(docs[members][local], axis=1))
+        found.append(np.sort(doc[members][local], axis=1))
     edges = np.unique(np.concatenate(found), axis=0)
-    out = _route(len(offsets) - 1, _home(offsets, edges[:, 0]), edges)
-    return (*[o[0] for o in out], {"bytes": _nbytes(out), "rows": len(edges)})
+    return route(edges, home(offsets, edges[:, 0]), len(offsets) - 1)
 
 
 # ---------------------------------------------------------------------------
@@ -260,145 +324,62 @@ def _band_reduce(offsets: np.ndarray, rows: int, *pieces: tuple[np.ndarray, ...]
 # ---------------------------------------------------------------------------
 
 
-def _verify_left(
-    signed: _Signed, offset: int, offsets: np.ndarray, verify: str, *edge_pieces: np.ndarray
-) -> tuple:
-    """Deduplicate the edges whose lower id lives here; attach that document's data; send on."""
-    edges = np.unique(np.concatenate([_NO_EDGES, *edge_pieces]), axis=0)
+class _Packet(NamedTuple):
+    """Candidate edges on their way to the partition of their higher ids, with what verification
+    needs of their lower ids: shingle ids (``verify="exact"``) or signatures (``"estimate"``)."""
+
+    edges: np.ndarray  # (m, 2) int64, lower id first
+    lower: np.ndarray | None  # the distinct lower ids, sorted; sets and signatures follow this order
+    sets: IdSets | None
+    signatures: np.ndarray | None
+
+
+def _join(
+    signed: _Signed, offset: int, offsets: np.ndarray, verify: str, edge_pieces: list[np.ndarray]
+) -> Routed:
+    """Drop repeated edges whose lower id lives here, attach that document's data, route by higher id."""
+    edges = np.unique(gather([_NO_EDGES, *edge_pieces]), axis=0)
     packets = []
-    for (group,) in _route(len(offsets) - 1, _home(offsets, edges[:, 1]), edges):
-        left = np.unique(group[:, 0])  # each left document travels once per target partition
+    for group in route(edges, home(offsets, edges[:, 1]), len(offsets) - 1).pieces:
+        if verify == "none":
+            packets.append(_Packet(group, None, None, None))
+            continue
+        lower = np.unique(group[:, 0])  # each lower document travels once per receiving partition
+        local = (lower - offset).tolist()
         if verify == "exact":
-            sets = [signed.distinct_ids(i) for i in (left - offset).tolist()]
-            flat = np.concatenate(sets) if sets else np.empty(0, dtype=np.uint64)
-            sizes = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
-            packets.append((group, left, flat, sizes))
-        elif verify == "estimate":
-            packets.append((group, left, signed.signatures[left - offset]))
+            ids = [signed.sets.ids[signed.sets.offsets[i] : signed.sets.offsets[i + 1]] for i in local]
+            sets = IdSets(np.concatenate([signed.sets.ids[:0], *ids]), partition_offsets(list(map(len, ids))))
+            packets.append(_Packet(group, lower, sets, None))
         else:
-            packets.append((group,))
-    return (*packets, {"bytes": _nbytes(packets), "rows": len(edges)})
+            packets.append(_Packet(group, lower, None, signed.signatures[local]))
+    return sent(packets, len(edges))
 
 
-def _verify_right(
-    signed: _Signed,
-    offset: int,
-    verify: str,
-    threshold: float,
-    bbits: int | None,
-    *packets: tuple[np.ndarray, ...],
-) -> np.ndarray:
-    """Similarity of each edge whose higher id lives here; keep those at or above the threshold."""
+def _verify(signed: _Signed, offset: int, settings: Settings, packets: list[_Packet]) -> np.ndarray:
+    """Similarity of each edge whose higher id lives here; the edges at or above the threshold."""
     kept = [_NO_EDGES]
     for packet in packets:
-        edges = packet[0]
-        if not len(edges) or verify == "none":
+        edges = packet.edges
+        if settings.verify == "none" or not len(edges):
             kept.append(edges)
             continue
-        where = np.searchsorted(packet[1], edges[:, 0])
-        if verify == "exact":  # the left documents' sets, then this partition's, in one IdSets
-            flat, sizes = packet[2], packet[3]
+        lower, higher = np.searchsorted(packet.lower, edges[:, 0]), edges[:, 1] - offset
+        if settings.verify == "exact":  # the lower documents' sets, then this partition's, in one IdSets
+            ids, starts = packet.sets
             both = IdSets(
-                np.concatenate([flat, signed.sets.ids]),
-                np.concatenate([[0], np.cumsum(sizes), signed.sets.offsets[1:] + len(flat)]).astype(np.int64),
+                np.concatenate([ids, signed.sets.ids]),
+                np.concatenate([starts, signed.sets.offsets[1:] + len(ids)]),
             )
-            local_pairs = np.stack([where, edges[:, 1] - offset + len(sizes)], axis=1)
-            scores = jaccard_of_pairs(both, local_pairs)
+            scores = jaccard_of_pairs(both, np.stack([lower, higher + len(packet.lower)], axis=1))
         else:
-            left, right = packet[2][where], signed.signatures[edges[:, 1] - offset]
+            left, right = packet.signatures[lower], signed.signatures[higher]
             scores = (
-                estimate_jaccard(left, right) if bbits is None else estimate_jaccard_bbit(left, right, bbits)
+                estimate_jaccard(left, right)
+                if settings.bbits is None
+                else estimate_jaccard_bbit(left, right, settings.bbits)
             )
-        kept.append(edges[np.asarray(scores >= threshold, dtype=bool)])
+        kept.append(edges[np.asarray(scores >= settings.threshold, dtype=bool)])
     return np.concatenate(kept)
-
-
-def _lengths_at(signed: _Signed, offset: int, wanted: np.ndarray) -> np.ndarray:
-    return signed.lengths[wanted - offset]
-
-
-# ---------------------------------------------------------------------------
-# Inputs
-# ---------------------------------------------------------------------------
-
-
-def _read_path(path: str, options: dict) -> list[Document | Problem]:
-    return list(iter_records(path, **options))
-
-
-def _read_options(read_options: dict | None) -> dict:
-    allowed = {"fmt", "field", "column", "encoding", "max_bytes", "delimiter"}
-    options = {"max_bytes": DEFAULT_MAX_BYTES, **(read_options or {})}
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise TypeError(f"unknown read_options {unknown}; use some of {sorted(allowed)}")
-    return options
-
-
-def _check_paths(paths: Sequence[str | os.PathLike], options: dict) -> list[str]:
-    missing = [os.fspath(p) for p in paths if not os.path.lexists(p)]
-    if missing:
-        raise InputError(
-            f"no such file or folder: {missing[0]}. A list of str is read as file paths; "
-            "for texts in memory pass dask.bag.from_sequence(texts, npartitions=...)"
-        )
-    checked = _check_inputs(paths)
-    real: dict[str, str] = {}
-    for path in checked:
-        detect_format(path, options.get("fmt", "auto"))
-        first = real.setdefault(os.path.realpath(path), path)
-        if first != path:  # each partition is read on its own, so a repeat would be read twice
-            raise InputError(f"{path} and {first} are the same file or folder; give it once")
-    return checked
-
-
-def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
-    """A dask bag of :class:`~neardup_lab.readers.Document` and :class:`~neardup_lab.readers.Problem`, one
-    partition per input path.
-
-    Files are read on the workers with :func:`~neardup_lab.readers.iter_records`
-    (``read_options`` are its keyword arguments), in the order given, so
-    ``dedup_dask(paths)`` numbers documents as ``read_bag(paths)`` lists them.
-    Use it to see document ids and skipped records.
-
-    >>> import os, tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = os.path.join(tmp, "day1.jsonl")
-    ...     with open(path, "w", encoding="utf-8") as f:
-    ...         _ = f.write('{"text": "heavy rain"}\\n{"body": "x"}\\n')
-    ...     records = read_bag([path]).compute(scheduler="sync")
-    >>> [type(r).__name__ for r in records]
-    ['Document', 'Problem']
-    """
-    options = _read_options(read_options)
-    checked = _check_paths(paths, options)
-    return dask.bag.from_delayed([delayed(_read_path)(p, options) for p in checked])
-
-
-def _is_dask_dataframe(obj: object) -> bool:
-    return type(obj).__module__.startswith("dask.dataframe") and hasattr(obj, "to_delayed")
-
-
-def _partitions(texts: object, read_options: dict | None) -> tuple[list[Delayed], str]:
-    """The input as a list of delayed partitions, and what kind of input it was."""
-    if isinstance(texts, dask.bag.Bag):
-        return list(texts.to_delayed()), "bag"
-    if _is_dask_dataframe(texts):
-        return list(texts.to_delayed()), "dataframe"
-    if isinstance(texts, (str, bytes, os.PathLike)):
-        raise TypeError(
-            f"dedup_dask needs a dask bag, a dask dataframe, a list of delayed partitions or a list of "
-            f"file paths, got a single {type(texts).__name__}; wrap a path in a list"
-        )
-    if isinstance(texts, Sequence) and texts and all(isinstance(t, Delayed) for t in texts):
-        return list(texts), "delayed"
-    if isinstance(texts, Sequence) and texts and all(isinstance(t, (str, os.PathLike)) for t in texts):
-        options = _read_options(read_options)
-        return [delayed(_read_path)(p, options) for p in _check_paths(texts, options)], "paths"
-    raise TypeError(
-        "dedup_dask needs a dask bag of str, a dask dataframe (see text_column), a non-empty list of "
-        f"delayed partitions or a non-empty list of file paths; got {type(texts).__name__} {texts!r:.60}"
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -417,14 +398,16 @@ def _current_client() -> Any:
 
 
 class _Runner:
-    """Persist a stage on the workers and wait for it (a barrier, so each stage can be timed)."""
+    """Runs one stage at a time on the workers and waits for it (a barrier, so each stage can be timed)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client if client is not None else _current_client()
         self._start = time.perf_counter()
 
-    def persist(self, *groups: list[Delayed]) -> list[list[Delayed]]:
-        flat = [d for group in groups for d in group]
+    def persist(self, keep: list[Delayed], *small: list[Delayed]) -> tuple[list[Delayed], list[list]]:
+        """Run ``keep`` and leave the results on the workers; run the ``small`` lists with them (they
+        may share tasks) and bring those back."""
+        flat = [*keep, *(d for group in small for d in group)]
         if self.client is None:
             done = list(dask.persist(*flat))
         else:
@@ -432,11 +415,12 @@ class _Runner:
 
             done = self.client.persist(flat)
             wait(futures_of(done))
+        values = self.compute(done[len(keep) :])
         out, start = [], 0
-        for group in groups:
-            out.append(done[start : start + len(group)])
+        for group in small:
+            out.append(values[start : start + len(group)])
             start += len(group)
-        return out
+        return done[: len(keep)], out
 
     def compute(self, items: list[Delayed]) -> list:
         if self.client is None:
@@ -452,8 +436,17 @@ class _Runner:
         return len(self.client.scheduler_info()["workers"]) if self.client is not None else 0
 
 
+def _total(tallies: list[Tally]) -> Tally:
+    return Tally(sum(t.rows for t in tallies), sum(t.nbytes for t in tallies))
+
+
+def _sorted_pairs(parts: list[np.ndarray]) -> np.ndarray:
+    pairs = np.concatenate([_NO_EDGES, *parts])
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
 def dedup_dask(
-    texts: dask.bag.Bag | Sequence[str | os.PathLike] | Sequence[Delayed] | Any,
+    texts: Sequence[str] | dask.bag.Bag | Sequence[Delayed] | Any,
     threshold: float = 0.8,
     num_perm: int = 128,
     k: int = 5,
@@ -468,18 +461,18 @@ def dedup_dask(
     bbits: int | None = None,
     client: Any = None,
     text_column: str = "text",
+    npartitions: int | None = None,
     shuffle_partitions: int | None = None,
-    read_options: dict | None = None,
 ) -> DedupResult:
     """:func:`~neardup_lab.pipeline.dedup` on a Dask cluster, with the same answer.
 
-    ``texts`` is a dask bag of str; a dask dataframe (its ``text_column``) or
-    series; a list of ``dask.delayed`` partitions, each a list of str or a
-    pandas Series or DataFrame; or a list of file paths (``.txt`` files,
-    folders of them, ``.jsonl``, ``.csv``), one partition per path, read on the
-    workers by :func:`~neardup_lab.readers.iter_records` with ``read_options``
-    (its keyword arguments). Records the readers skip are counted in
-    ``stats["read"]``; :func:`read_bag` lists them.
+    ``texts`` is what ``dedup`` takes, a list (or other sequence) of str, cut
+    into ``npartitions`` partitions (default: one per 2,000 texts); or a dask
+    bag of str; a dask dataframe (its ``text_column``) or series; or a list of
+    ``dask.delayed`` partitions, each a list of str or a pandas Series or
+    DataFrame. Files are read with :func:`read_bag`: ``dedup_dask(read_bag(paths))``
+    reads them on the workers and counts the records the readers skip in
+    ``stats["read"]``.
 
     The parameters before ``client`` mean what they mean for ``dedup`` and give
     the same pairs, clusters and keepers. ``verify="exact"`` (the default)
@@ -502,148 +495,117 @@ def dedup_dask(
     it before starting a cluster with
     ``dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})``.
 
-    >>> import dask.bag as db
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
     ...         "the heavy rain closed schools in the coastal district on monday",
     ...         "a new bridge opened over the river"]
-    >>> result = dedup_dask(db.from_sequence(docs, npartitions=2), threshold=0.5, k=3)
+    >>> result = dedup_dask(docs, threshold=0.5, k=3, npartitions=2)
     >>> result.clusters, result.keepers
     ([[0, 1, 2], [3]], [0, 3])
 
-    On a cluster (here two local worker processes):
+    On a cluster (here two local worker processes), with files:
 
     >>> from dask.distributed import Client, LocalCluster
     >>> with LocalCluster(n_workers=2, dashboard_address=None) as cluster:  # doctest: +SKIP
     ...     with Client(cluster) as client:
-    ...         result = dedup_dask(["day1.jsonl", "day2.jsonl"], client=client)
+    ...         result = dedup_dask(read_bag(["day1.jsonl", "day2.jsonl"]), client=client)
     """
     settings = Settings(threshold, num_perm, k, shingle, scheme, seed, bands, rows, verify, keeper, bbits)
-    bands, rows = settings.bands, settings.rows
-    if shuffle_partitions is not None and (
-        isinstance(shuffle_partitions, bool)
-        or not isinstance(shuffle_partitions, int)
-        or shuffle_partitions < 1
-    ):
-        raise ValueError(f"shuffle_partitions must be a positive int, got {shuffle_partitions!r}")
-    parts, kind = _partitions(texts, read_options)
+    if npartitions is not None:
+        positive_int(npartitions, "npartitions")
+    if shuffle_partitions is not None:
+        positive_int(shuffle_partitions, "shuffle_partitions")
+    parts = _partitions(texts, npartitions)
     run = _Runner(client)
     P = len(parts)
     Q = shuffle_partitions or P
 
     # 1. sign (map): one task per input partition; the results stay on the workers.
-    signed = [
-        delayed(_sign)(part, p, text_column, settings) for p, part in enumerate(parts)
-    ]
-    signed, sizes = run.persist(signed, [delayed(_sizes)(s) for s in signed])
-    counts = run.compute(sizes)
-    offsets = partition_offsets([c[0] for c in counts])
+    signed = [delayed(_sign)(part, p, text_column, settings) for p, part in enumerate(parts)]
+    signed, (counts,) = run.persist(signed, [s.counts for s in signed])
+    offsets = partition_offsets([c.documents for c in counts])
     n = int(offsets[-1])
     signing = {"signed": n, "seconds": run.lap()}
 
-    # 2. exact copies: shuffle (key, id) by key; lowest id per key; pairs back to the copy's partition.
-    split = [delayed(_exact_split, nout=Q + 1)(s, int(offsets[p]), Q) for p, s in enumerate(signed)]
-    reduced = [
-        delayed(_exact_reduce, nout=P + 1)(offsets, *[split[m][q] for m in range(P)]) for q in range(Q)
-    ]
-    back, exact_info = run.persist(
-        [reduced[q][p] for p in range(P) for q in range(Q)],  # grouped by the copy's partition
-        [split[m][Q] for m in range(P)] + [reduced[q][P] for q in range(Q)],
+    # 2. exact shuffle: (key, id) rows by key; lowest id per key; copy pairs back to the copy's partition.
+    exact_rows = [delayed(_exact_rows)(s, int(offsets[p]), Q) for p, s in enumerate(signed)]
+    copies_back = [delayed(_exact_copies)(offsets, pieces) for pieces in exchange(exact_rows, Q)]
+    copies_back, (exact_sent, back_sent) = run.persist(
+        copies_back, [r.tally for r in exact_rows], [c.tally for c in copies_back]
     )
-    exact_info = run.compute(exact_info)
-    del split, reduced
-    copies = sum(info["rows"] for info in exact_info[P:])
-    exact = {"documents": n, "unique": n - copies, "copies": copies, "seconds": run.lap()}
+    exact_sent, back_sent = _total(exact_sent), _total(back_sent)
+    exact = {"documents": n, "unique": n - back_sent.rows, "copies": back_sent.rows, "seconds": run.lap()}
 
-    # 3. candidates: shuffle (band, values, id) by band key; pairs per group; to the lower id's partition.
-    band_split = [
-        delayed(_band_split, nout=Q + 2)(
-            signed[p], int(offsets[p]), Q, bands, rows, *back[p * Q : (p + 1) * Q]
-        )
-        for p in range(P)
+    # 3. band shuffle: (band, values, id) rows by band key; candidate edges to the lower id's partition,
+    #    which drops repeats and attaches its document's data for the join.
+    banded = [
+        delayed(_band_rows)(signed[p], int(offsets[p]), Q, settings, copies)
+        for p, copies in enumerate(exchange(copies_back, P))
     ]
-    band_reduced = [
-        delayed(_band_reduce, nout=P + 1)(offsets, rows, *[band_split[m][q] for m in range(P)])
-        for q in range(Q)
+    edges = [
+        delayed(_candidates)(offsets, settings.rows, pieces)
+        for pieces in exchange([b.band_rows for b in banded], Q)
     ]
-    left = [
-        delayed(_verify_left, nout=P + 1)(
-            signed[p], int(offsets[p]), offsets, verify, *[band_reduced[q][p] for q in range(Q)]
-        )
-        for p in range(P)
+    joins = [
+        delayed(_join)(signed[p], int(offsets[p]), offsets, verify, pieces)
+        for p, pieces in enumerate(exchange(edges, P))
     ]
-    packets, copy_pairs, band_info = run.persist(
-        [left[m][p] for p in range(P) for m in range(P)],  # grouped by the higher id's partition
-        [band_split[p][Q] for p in range(P)],
-        [band_split[p][Q + 1] for p in range(P)]
-        + [band_reduced[q][P] for q in range(Q)]
-        + [left[p][P] for p in range(P)],
+    kept, (band_sent, edges_sent, join_sent) = run.persist(
+        joins + [b.copies for b in banded],
+        [b.band_rows.tally for b in banded],
+        [e.tally for e in edges],
+        [j.tally for j in joins],
     )
-    band_info = run.compute(band_info)
-    del back, band_split, band_reduced, left  # free the shuffled rows on the workers
-    candidates = sum(info["rows"] for info in band_info[P + Q :])
-    candidate_stats = {"pairs": candidates, "seconds": run.lap()}
+    joins, copy_parts = kept[:P], kept[P:]
+    band_sent, edges_sent, join_sent = _total(band_sent), _total(edges_sent), _total(join_sent)
+    del copies_back, banded, edges  # free the shuffled rows on the workers
+    candidates = {"pairs": join_sent.rows, "seconds": run.lap()}
 
-    # 4. verified: the packets of each right-hand partition meet its shingle ids (or signatures).
-    right = [
-        delayed(_verify_right)(
-            signed[p], int(offsets[p]), verify, threshold, bbits, *packets[p * P : (p + 1) * P]
-        )
-        for p in range(P)
+    # 4. verify: the packets for each higher id's partition meet its shingle ids (or signatures).
+    verified_parts = [
+        delayed(_verify)(signed[p], int(offsets[p]), settings, packets)
+        for p, packets in enumerate(exchange(joins, P))
     ]
-    gathered = run.compute(right + copy_pairs)
-    verified_parts, copy_parts = gathered[:P], gathered[P:]
-    del packets, right, copy_pairs
-    verified = np.concatenate([_NO_EDGES, *verified_parts])
+    gathered = run.compute(verified_parts + copy_parts)
+    del joins
+    verified, copies = _sorted_pairs(gathered[:P]), _sorted_pairs(gathered[P:])
     verified_stats = {"pairs": len(verified), "seconds": run.lap()}
 
-    # 5. clusters: on the client, from the gathered edges only.
-    copies_array = np.concatenate([_NO_EDGES, *copy_parts])
-    copies_array = copies_array[np.lexsort((copies_array[:, 1], copies_array[:, 0]))]
-    verified = verified[np.lexsort((verified[:, 1], verified[:, 0]))]
-    all_pairs = np.concatenate([copies_array, verified]).astype(np.int64)
+    # 5. cluster: on the client, from the gathered edges only.
+    all_pairs = np.concatenate([copies, verified])
     clusters = clusters_from_pair_array(n, all_pairs)
     lengths = None
     if keeper == "longest":  # only documents in a cluster of two or more need their length
         wanted = np.unique(all_pairs)
-        by_partition = _route(P, _home(offsets, wanted), wanted)
-        found = run.compute(
-            [delayed(_lengths_at)(signed[p], int(offsets[p]), by_partition[p][0]) for p in range(P)]
-        )
-        lengths = defaultdict(
-            int, zip(wanted.tolist(), np.concatenate([np.empty(0, np.int64), *found]).tolist())
-        )
+        by_home = route(wanted, home(offsets, wanted), P).pieces
+        found = run.compute([signed[p].lengths[by_home[p] - offsets[p]] for p in range(P)])
+        lengths = defaultdict(int, zip(wanted.tolist(), np.concatenate([_NO_EDGES[:, 0], *found]).tolist()))
     keepers = choose_keepers(clusters, keeper, lengths=lengths)
-    cluster_stats = {
-        "clusters": len(clusters),
-        "kept": len(keepers),
-        "removed": n - len(keepers),
-        "seconds": run.lap(),
-    }
+    cluster_stats = {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)}
 
     stats: dict[str, dict[str, float]] = {
         "exact": exact,
         "signatures": signing,
-        "candidates": candidate_stats,
+        "candidates": candidates,
         "verified": verified_stats,
-        "clusters": cluster_stats,
+        "clusters": {**cluster_stats, "seconds": run.lap()},
         "shuffle": {
-            "exact_bytes": sum(info["bytes"] for info in exact_info[:P]),
-            "copies_back_bytes": sum(info["bytes"] for info in exact_info[P:]),
-            "band_bytes": sum(info["bytes"] for info in band_info[:P]),
-            "edges_bytes": sum(info["bytes"] for info in band_info[P : P + Q]),
-            "join_bytes": sum(info["bytes"] for info in band_info[P + Q :]),
-            "gathered_bytes": int(copies_array.nbytes + verified.nbytes),
+            "exact_bytes": exact_sent.nbytes,
+            "copies_back_bytes": back_sent.nbytes,
+            "band_bytes": band_sent.nbytes,
+            "edges_bytes": edges_sent.nbytes,
+            "join_bytes": join_sent.nbytes,
+            "gathered_bytes": int(copies.nbytes + verified.nbytes),
         },
         "dask": {"partitions": P, "shuffle_partitions": Q, "workers": run.workers()},
     }
-    if kind == "paths":
-        stats["read"] = {"documents": n, "problems": sum(c[1] for c in counts)}
+    if sum(c.records for c in counts):
+        stats["read"] = {"documents": n, "problems": sum(c.problems for c in counts)}
     return DedupResult(
         pairs=[(int(a), int(b)) for a, b in verified.tolist()],
         clusters=clusters,
         keepers=keepers,
-        copies=[(int(a), int(b)) for a, b in copies_array.tolist()],
+        copies=[(int(a), int(b)) for a, b in copies.tolist()],
         settings=settings,
         stats=stats,
     )

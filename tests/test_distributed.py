@@ -98,7 +98,7 @@ def test_same_answer_with_other_settings(client, corpus, options):
     assert_same(expected, got)
 
 
-def test_list_of_file_paths(client, corpus, tmp_path):
+def test_files_through_read_bag(client, corpus, tmp_path):
     docs = corpus[:400] + corpus[-3:]
     paths = []
     for n, start in enumerate(range(0, len(docs), 150)):
@@ -115,16 +115,15 @@ def test_list_of_file_paths(client, corpus, tmp_path):
     paths.append(str(folder))
 
     report = read_inputs(paths)
-    got = dedup_dask(paths, client=client)
+    got = dedup_dask(read_bag(paths), client=client)
     assert_same(dedup([d.text for d in report.documents]), got)
     assert got.stats["read"] == {"documents": len(report.documents), "problems": len(report.problems)}
     assert got.stats["dask"]["partitions"] == len(paths)
     assert any(report.documents[i].id.endswith("a.txt") for c in got.clusters if len(c) > 1 for i in c)
 
+    # Document ids are positions in the order read_bag lists the records.
     records = read_bag(paths).compute()
     assert [r.id for r in records if isinstance(r, Document)] == [d.id for d in report.documents]
-    # The bag of records from read_bag is an input too, with the same numbering.
-    assert dedup_dask(read_bag(paths), client=client).clusters == got.clusters
 
 
 def test_dask_bag_and_dataframe_partitions(client, corpus):
@@ -168,17 +167,33 @@ def test_bad_parameters_are_refused_as_dedup_refuses_them(options):
     assert str(got.value) == str(expected.value)
 
 
+def test_a_list_of_texts_is_read_as_dedup_reads_it(client, corpus):
+    docs = corpus[:400] + corpus[-3:]
+    got = dedup_dask(docs, client=client, npartitions=3)
+    assert_same(dedup(docs), got)
+    assert got.stats["dask"]["partitions"] == 3
+    assert "read" not in got.stats  # no reader was involved
+    assert dedup_dask(tuple(docs[:50])).clusters == dedup(docs[:50]).clusters  # default partitions
+    assert dedup_dask([]).clusters == []
+
+
 def test_clear_errors(client, tmp_path):
-    with pytest.raises(TypeError, match="wrap a path in a list"):
+    with pytest.raises(TypeError, match="read_bag"):
         dedup_dask(str(tmp_path), client=client)
-    with pytest.raises(InputError, match="dask.bag.from_sequence"):
-        dedup_dask(["heavy rain in the city", "more rain"], client=client)
+    with pytest.raises(TypeError, match="document 1 is int"):
+        dedup_dask(["heavy rain in the city", 7], client=client)
+    with pytest.raises(TypeError, match="a list of str, a dask bag"):
+        dedup_dask({"a": "heavy rain"}, client=client)
+    with pytest.raises(InputError, match="no such file"):
+        read_bag([str(tmp_path / "missing.jsonl")])
     with pytest.raises(TypeError, match="document 1 of partition 0 is int"):
         dedup_dask(db.from_sequence(["heavy rain", 7], npartitions=1), client=client)
     with pytest.raises(ValueError, match="give both bands and rows"):
         dedup_dask(db.from_sequence(["a"]), bands=4, client=client)
     with pytest.raises(ValueError, match="shuffle_partitions"):
         dedup_dask(db.from_sequence(["a"]), shuffle_partitions=0, client=client)
+    with pytest.raises(TypeError, match="npartitions"):
+        dedup_dask(["a"], npartitions=2.0, client=client)
 
 
 def test_empty_documents_and_tiny_inputs(client):
@@ -193,4 +208,4 @@ def test_the_same_folder_given_twice_is_refused(tmp_path, monkeypatch):
     (tmp_path / "f" / "a.txt").write_text("heavy rain in the city", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError, match="same file or folder"):
-        dedup_dask(["f", str(tmp_path / "f")])
+        read_bag(["f", str(tmp_path / "f")])
