@@ -307,19 +307,19 @@ def test_quiet_and_explain(news, monkeypatch, capsys):
 
 
 def test_unexpected_failures_still_exit_2(news, monkeypatch, capsys):
-    import neardup_lab.cli as cli
+    import neardup_lab.commands as commands
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "dedup", broken)
+    monkeypatch.setattr(commands, "dedup", broken)
     assert main(["dedup", str(news / "news")]) == 2
     assert "internal error: RuntimeError: boom" in capsys.readouterr().err
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "dedup", interrupted)
+    monkeypatch.setattr(commands, "dedup", interrupted)
     assert main(["dedup", str(news / "news"), "--out", str(news / "c.jsonl")]) == 2
     assert not (news / "c.jsonl").exists()
 

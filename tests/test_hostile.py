@@ -342,12 +342,12 @@ def test_row10_huge_num_perm_and_k_are_usage_errors(tmp_path, monkeypatch, capsy
         assert "usage: neardup-lab dedup" in result.stderr and "must be at most" in result.stderr
     assert not (tmp_path / "c.jsonl").exists()
 
-    import neardup_lab.cli as cli
+    import neardup_lab.commands as commands
 
     def refused(*args, **kwargs):  # the pipeline's own settings check says no
         raise ValueError("num_perm must be an int in 1..8192, got 100000")
 
-    monkeypatch.setattr(cli, "dedup", refused)
+    monkeypatch.setattr(commands, "dedup", refused)
     assert main(["dedup", str(tmp_path / "f")]) == 2
     err = capsys.readouterr().err
     assert "error: num_perm must be an int in 1..8192" in err and "internal error" not in err

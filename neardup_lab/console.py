@@ -1,0 +1,242 @@
+"""What the ``neardup-lab`` command prints: progress bars, skipped inputs, summaries, the S-curve.
+
+The summary goes to standard output and is silenced by ``--quiet``; skipped
+inputs and errors go to standard error and never are. The files the command
+writes are in :mod:`neardup_lab.outputs`.
+
+>>> import io
+>>> console = Console(quiet=False, out=io.StringIO())
+>>> console.times([("read", 0.5), ("write", 0.25)])
+>>> console.out.getvalue()
+'time: read 0.50 s, write 0.25 s\\n'
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO
+
+from .lsh import approx_threshold, s_curve
+from .pipeline import DedupResult
+from .readers import REASONS, ReadReport
+from .settings import RECALL_WEIGHTS, Settings
+from .store import Match
+from .text import normalize
+
+__all__ = [
+    "PROG",
+    "Console",
+    "plural",
+    "posix",
+    "warn_skipped",
+    "read_summary",
+    "explain",
+    "dedup_summary",
+    "match_summary",
+]
+
+PROG = "neardup-lab"
+_PROBLEMS_SHOWN = 20
+_MATCHES_SHOWN = 20
+_SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and ``word``, made plural unless ``n`` is 1.
+
+    >>> plural(1, "document"), plural(3, "exact copy", "exact copies")
+    ('1 document', '3 exact copies')
+    """
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def posix(path: str) -> str:
+    """``path`` as it is shown in messages, with forward slashes.
+
+    >>> posix("news/a.txt")
+    'news/a.txt'
+    """
+    return Path(path).as_posix()
+
+
+class Console:
+    """Where output goes: the summary to ``out`` (stdout), problems and errors to ``err`` (stderr).
+
+    Progress bars are drawn only when ``err`` is a terminal and the run is not ``quiet``.
+
+    >>> Console(quiet=True).say("not printed")
+    """
+
+    def __init__(self, quiet: bool, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
+        self.quiet = quiet
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        try:
+            self.bars = not quiet and self.err.isatty()
+        except (AttributeError, ValueError):  # a closed or unusual stream
+            self.bars = False
+
+    def say(self, line: str = "") -> None:
+        """Print a summary line, unless quiet."""
+        if not self.quiet:
+            print(line, file=self.out)
+
+    def warn(self, line: str) -> None:
+        """Print a problem or an error, named after the command, even when quiet."""
+        print(f"{PROG}: {line}", file=self.err)
+
+    def times(self, stages: Sequence[tuple[str, float]]) -> None:
+        """Print the last summary line: seconds per stage."""
+        self.say("time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in stages))
+
+    def progress(self) -> Callable | None:
+        """A ``tqdm``-like wrapper drawing bars on ``err``, or None when there are no bars."""
+        if not self.bars:
+            return None
+        from tqdm import tqdm
+
+        def bar(items, **kwargs):  # type: ignore[no-untyped-def]
+            return tqdm(items, file=self.err, leave=False, **kwargs)
+
+        return bar
+
+
+def warn_skipped(console: Console, report: ReadReport, problems_path: str | None) -> None:
+    """Report the first skipped inputs on standard error, and how to see them all.
+
+    >>> from neardup_lab.readers import Problem
+    >>> warn_skipped(Console(quiet=True, err=sys.stdout), ReadReport(problems=[
+    ...     Problem("a.txt", None, "binary", "NUL byte")]), None)
+    neardup-lab: skipped a.txt: binary file: NUL byte
+    """
+    for problem in report.problems[:_PROBLEMS_SHOWN]:
+        console.warn(f"skipped {problem}")
+    hidden = len(report.problems) - _PROBLEMS_SHOWN
+    if hidden > 0:
+        hint = f"all are in {problems_path}" if problems_path else "--problems PATH writes them all"
+        console.warn(f"... and {plural(hidden, 'more skipped input')}; {hint}")
+
+
+def _count_empty(texts: Sequence[str]) -> int:
+    def empty(text: str) -> bool:
+        if any(c.isascii() and c.isalnum() for c in text[:200]):  # these always survive normalising
+            return False
+        return not normalize(text)
+
+    return sum(map(empty, texts))
+
+
+def read_summary(console: Console, report: ReadReport, n_inputs: int) -> None:
+    """Print what was read, what was skipped (counted by reason) and what was passed over.
+
+    >>> read_summary(Console(quiet=False), ReadReport(), 1)
+    documents read: 0 (from 1 input)
+    skipped inputs: 0
+    """
+    docs = report.documents
+    console.say(f"documents read: {len(docs)} (from {plural(n_inputs, 'input')})")
+    empty = _count_empty([d.text for d in docs])
+    if empty:
+        console.say(
+            f"  empty after normalisation: {empty} (kept as documents; they are exact copies of each other)"
+        )
+    if report.problems:
+        counts = report.skipped
+        parts = ", ".join(f"{label}: {counts[r]}" for r, label in REASONS.items() if counts[r])
+        console.say(f"skipped inputs: {len(report.problems)} ({parts})")
+    else:
+        console.say("skipped inputs: 0")
+    if report.blank_lines:
+        console.say(f"blank lines passed over: {report.blank_lines}")
+    if report.other_files:
+        console.say(f"files in folders not ending in .txt, passed over: {report.other_files}")
+
+
+def explain(console: Console, settings: Settings, origin: str) -> None:
+    """Print the banding and its S-curve, even when quiet. ``origin``: "chosen", "given" or "index".
+
+    >>> explain(Console(quiet=True), Settings(threshold=0.8), "chosen")  # doctest: +ELLIPSIS
+    banding: 16 bands x 8 rows = 128 of 128 signature values, chosen by optimal_params ...
+    ...
+      0.80: 0.9470  <- threshold
+    ...
+    """
+    b, r, t = settings.bands, settings.rows, settings.threshold
+
+    def say(line: str) -> None:  # asked for explicitly, so printed even with --quiet
+        print(line, file=console.out)
+
+    fp, fn = RECALL_WEIGHTS
+    how = {
+        "chosen": f"chosen by optimal_params for threshold {t:g}, weighing missed pairs {fn:g} "
+        f"and false candidates {fp:g}",
+        "given": "as given by --bands and --rows",
+        "index": "as stored in the index",
+    }[origin]
+    say(f"banding: {b} bands x {r} rows = {b * r} of {settings.num_perm} signature values, {how}")
+    say(f"the S-curve rises most steeply near similarity {approx_threshold(b, r):.3f} = (1/{b})^(1/{r})")
+    say("chance that a pair of documents becomes a candidate, by Jaccard similarity:")
+    for s in sorted({*_SIMILARITIES, t}):
+        mark = "  <- threshold" if s == t else ""
+        say(f"  {s:.2f}: {s_curve(s, b, r):.4f}{mark}")
+    say(f"candidates are then checked with their exact Jaccard similarity; pairs below {t:g} are dropped")
+
+
+def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> None:
+    """Print the clusters a dedup found and the settings it used.
+
+    >>> from neardup_lab.pipeline import dedup
+    >>> dedup_summary(Console(quiet=False), dedup(["a b c", "a b c"], k=1), Settings(k=1))
+    exact copies: 1
+    clusters: 1 (1 with more than one document)
+    kept: 1 (policy: first)
+    removed: 1
+    settings: threshold 0.8, 1-word shingles, 128 permutations, 16 bands x 8 rows
+    """
+    multi = sum(1 for c in result.clusters if len(c) > 1)
+    console.say(f"exact copies: {int(result.stats['exact']['copies'])}")
+    console.say(f"clusters: {len(result.clusters)} ({multi} with more than one document)")
+    console.say(f"kept: {len(result.keepers)} (policy: {settings.keeper})")
+    console.say(f"removed: {len(result.removed)}")
+    console.say(
+        f"settings: threshold {settings.threshold:g}, {settings.k}-{settings.shingle} shingles, "
+        f"{settings.num_perm} permutations, {settings.bands} bands x {settings.rows} rows"
+    )
+
+
+def _describe(m: Match) -> str:
+    where = "" if m.in_index else ", same batch"
+    what = "exact copy" if m.exact else f"Jaccard {m.jaccard:.3f}"
+    return f"{m.id} ({what}{where})"
+
+
+def match_summary(
+    console: Console, ids: list[str], found: list[list[Match]], *, index: bool, batch: bool
+) -> None:
+    """Print how many documents duplicate the index (``index``) or their batch (``batch``); list the first.
+
+    >>> from neardup_lab.store import SavedIndex
+    >>> store = SavedIndex()
+    >>> found = store.add(["a", "b"], ["heavy rain in the city", "heavy rain in the city"])
+    >>> match_summary(Console(quiet=False), ["a", "b"], found, index=False, batch=True)
+    duplicates of earlier documents in this batch only: 1
+    new (no duplicate found): 1
+      b duplicates a (exact copy, same batch)
+    """
+    if index:
+        dup_index = sum(1 for ms in found if any(m.in_index for m in ms))
+        exact_index = sum(1 for ms in found if any(m.in_index and m.exact for m in ms))
+        exact = plural(exact_index, "exact copy", "exact copies")
+        console.say(f"duplicates of indexed documents: {dup_index} ({exact})")
+    if batch:
+        dup_batch = sum(1 for ms in found if ms and not any(m.in_index for m in ms))
+        console.say(f"duplicates of earlier documents in this batch only: {dup_batch}")
+    console.say(f"new (no duplicate found): {sum(1 for ms in found if not ms)}")
+    duplicates = [(doc_id, ms) for doc_id, ms in zip(ids, found) if ms]
+    for doc_id, ms in duplicates[:_MATCHES_SHOWN]:
+        more = f" and {plural(len(ms) - 1, 'more match', 'more matches')}" if len(ms) > 1 else ""
+        console.say(f"  {doc_id} duplicates {_describe(ms[0])}{more}")
+    if len(duplicates) > _MATCHES_SHOWN:
+        console.say(f"  ... and {len(duplicates) - _MATCHES_SHOWN} more; --out PATH writes every match")
