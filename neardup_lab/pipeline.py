@@ -23,7 +23,7 @@ from .lsh import BandGroups, band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
 from .text import _separators, char_shingles, words
-from .verify import IdSets, distinct, jaccard_of_pairs, verified_edges
+from .verify import IdSets, SortedOnDemand, jaccard_of_pairs, verified_edges
 
 __all__ = [
     "DedupResult",
@@ -108,7 +108,7 @@ class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
     ``sets`` holds each document's shingle ids in text order, repeats kept
-    (:func:`~neardup_lab.verify.distinct` sorts and dedupes those that verification needs).
+    (verification sorts and dedupes the ones it needs).
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
@@ -283,23 +283,19 @@ def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
     return 2 * len(single) > len(sample)
 
 
-def keep_verified(
-    settings: Settings, prepared: Prepared, checked: np.ndarray
-) -> Callable[[np.ndarray], np.ndarray]:
+def keep_verified(settings: Settings, prepared: Prepared) -> Callable[[np.ndarray], np.ndarray]:
     """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
 
-    ``checked`` lists the documents that pairs may name; for exact verification
-    only their shingle ids are sorted and made distinct.
+    For exact verification a document's ids are sorted and made distinct the
+    first time a pair names it (:class:`~neardup_lab.verify.SortedOnDemand`).
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
-    >>> keep_verified(Settings(threshold=0.6, k=1), p, np.array([0, 1]))(np.array([[0, 1]])).tolist()
+    >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
     [True]
     """
     if settings.verify == "exact":
-        sets = distinct(prepared.sets, checked)
-        position = np.zeros(len(prepared.keys), dtype=np.int64)
-        position[checked] = np.arange(len(checked))
-        return lambda pairs: jaccard_of_pairs(sets, position[pairs]) >= settings.threshold
+        sets = SortedOnDemand(prepared.sets)
+        return lambda pairs: jaccard_of_pairs(sets, pairs) >= settings.threshold
     if settings.verify == "none":
         return lambda pairs: np.ones(len(pairs), dtype=bool)
     sigs, bbits = prepared.signatures, settings.bbits
@@ -396,8 +392,7 @@ def dedup(
         BandGroups(reps[g.order], g.starts).shared()
         for g in band_groups(signatures[reps], settings.bands, settings.rows)
     ]
-    in_groups = np.unique(np.concatenate([g.order for g in groups])) if groups else reps[:0]
-    found = verified_edges(len(docs), groups, keep_verified(settings, prepared, in_groups), joined=copies)
+    found = verified_edges(len(docs), groups, keep_verified(settings, prepared), joined=copies)
     verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
     clock.lap("candidates", pairs=found.checked)
     # The checks run inside the banding loop; report their time as its own stage.

@@ -22,13 +22,51 @@ import numpy as np
 from .clusters import join_roots, roots
 from .lsh import BandGroups, pairs_in_groups
 
-__all__ = ["IdSets", "pack_id_sets", "distinct", "jaccard_of_pairs", "Verified", "verified_edges"]
+__all__ = [
+    "IdSets",
+    "SortedOnDemand",
+    "pack_id_sets",
+    "distinct",
+    "jaccard_of_pairs",
+    "Verified",
+    "verified_edges",
+]
+
 
 class IdSets(NamedTuple):
     """Sorted distinct shingle ids of many documents, concatenated, with ``offsets`` (n + 1)."""
 
     ids: np.ndarray
     offsets: np.ndarray
+
+    def of(self, doc: int) -> np.ndarray:
+        """The ids of document ``doc``.
+
+        >>> IdSets(np.array([3, 5, 7], dtype=np.uint64), np.array([0, 2, 3])).of(1).tolist()
+        [7]
+        """
+        return self.ids[self.offsets[doc] : self.offsets[doc + 1]]
+
+
+class SortedOnDemand:
+    """Id lists with repeats (an :class:`IdSets` layout), each sorted and deduplicated the
+    first time verification asks for it: most documents are never checked.
+
+    >>> lists = SortedOnDemand(IdSets(np.array([9, 9, 4, 7], dtype=np.uint64), np.array([0, 3, 4])))
+    >>> lists.of(0).tolist()
+    [4, 9]
+    """
+
+    def __init__(self, lists: IdSets) -> None:
+        self.lists = lists
+        self._done: dict[int, np.ndarray] = {}
+
+    def of(self, doc: int) -> np.ndarray:
+        """The sorted distinct ids of document ``doc``."""
+        found = self._done.get(doc)
+        if found is None:
+            found = self._done[doc] = np.unique(self.lists.of(doc))
+        return found
 
 
 def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
@@ -70,7 +108,7 @@ def distinct(lists: IdSets, docs: np.ndarray) -> IdSets:
     return pack_id_sets(lists.ids[np.repeat(starts, sizes) + within], sizes)
 
 
-def jaccard_of_pairs(sets: IdSets, pairs: np.ndarray) -> np.ndarray:
+def jaccard_of_pairs(sets: IdSets | SortedOnDemand, pairs: np.ndarray) -> np.ndarray:
     """Exact Jaccard similarity of each pair ``(a, b)`` of documents.
 
     Both id arrays are sorted and distinct, so one binary search of the shorter
@@ -83,10 +121,9 @@ def jaccard_of_pairs(sets: IdSets, pairs: np.ndarray) -> np.ndarray:
     >>> jaccard_of_pairs(sets, np.array([[0, 1], [0, 0]])).tolist()
     [0.5, 1.0]
     """
-    ids, offsets = sets
     out = np.empty(len(pairs))
     for n, (a, b) in enumerate(np.asarray(pairs, dtype=np.int64).reshape(-1, 2).tolist()):
-        left, right = ids[offsets[a] : offsets[a + 1]], ids[offsets[b] : offsets[b + 1]]
+        left, right = sets.of(a), sets.of(b)
         if len(left) < len(right):
             left, right = right, left
         if not len(left):

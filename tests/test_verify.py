@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from neardup_lab import jaccard
 from neardup_lab.lsh import band_groups, candidate_pair_array
-from neardup_lab.verify import jaccard_of_pairs, pack_id_sets, verified_edges
+from neardup_lab.verify import IdSets, SortedOnDemand, jaccard_of_pairs, pack_id_sets, verified_edges
 
 id_sets = st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=8)
 
@@ -20,6 +20,13 @@ def test_jaccard_of_pairs_equals_jaccard_of_sets(sets, data):
     got = jaccard_of_pairs(packed, pairs.reshape(-1, 2))
     want = [jaccard(sets[a], sets[b]) for a, b in pairs.reshape(-1, 2).tolist()]
     assert got.tolist() == want
+    # The same from unsorted lists with repeats, sorted on demand.
+    lists = [sorted(s, reverse=True) * 2 for s in sets]
+    raw = IdSets(
+        np.array([i for lst in lists for i in lst], dtype=np.uint64),
+        np.r_[0, np.cumsum([len(lst) for lst in lists])].astype(np.int64),
+    )
+    assert jaccard_of_pairs(SortedOnDemand(raw), pairs.reshape(-1, 2)).tolist() == want
 
 
 @given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=1, max_size=30), st.data())
