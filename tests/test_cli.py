@@ -13,25 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run
 
 from neardup_lab import make_article, replace_words
 from neardup_lab.cli import main
 from neardup_lab.store import SavedIndex
 
 TIMING = re.compile(r"^time: (\w+ \d+\.\d\d s)(, \w+ \d+\.\d\d s)*$", re.MULTILINE)
-
-
-def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m neardup_lab ARGS`` in ``cwd``; output captured as text."""
-    full_env = {**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "neardup_lab", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

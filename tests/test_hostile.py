@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from cli_run import run as run_cli
 
 from neardup_lab import make_article
 from neardup_lab.cli import main
@@ -26,29 +27,11 @@ from neardup_lab.store import SavedIndex
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX file types (FIFO, links, /dev)")
 TIMEOUT = 120  # seconds; a healthy run takes one or two
-MEMORY_CAP = 2 * 2**30  # bytes of address space for the command under test
 DEPTH = 1100  # folders nested deeper than Python's default recursion limit
 
 
-def _cap_memory() -> None:  # runs in the child, before it starts Python
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
-
-
 def run(*args: str, cwd: Path, **options) -> subprocess.CompletedProcess:
-    """``python -m neardup_lab ARGS`` in ``cwd``: bounded in time and memory, output as text."""
-    env = {**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run(
-        [sys.executable, "-m", "neardup_lab", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        preexec_fn=_cap_memory if sys.platform.startswith("linux") else None,
-        **options,
-    )
+    return run_cli(*args, cwd=cwd, timeout=TIMEOUT, **options)
 
 
 def article(i: int) -> str:
