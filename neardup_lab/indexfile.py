@@ -143,11 +143,7 @@ got verify='estimate' (leave verify, bbits and keeper at their defaults)
     """
     if not isinstance(settings, Settings):
         raise TypeError(f"settings must be a neardup_lab.settings.Settings, got {type(settings).__name__}")
-    odd = [
-        f"{name}={getattr(settings, name)!r}"
-        for name, fixed in _FIXED.items()
-        if getattr(settings, name) != fixed
-    ]
+    odd = [f"{name}={ours!r}" for name, ours in settings.differing(_FIXED).items()]
     if odd:
         raise ValueError(
             "a saved index always verifies exactly and keeps full signatures and every document; "

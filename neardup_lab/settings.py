@@ -18,6 +18,7 @@ TypeError: threshold must be a number in (0, 1], got bool True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
@@ -161,17 +162,18 @@ class Settings:
             raise ValueError(f"settings keys differ: missing {missing}, unexpected {extra}")
         return cls(**{n: data[n] for n in names})
 
-    def differences(self, other: Settings) -> list[str]:
-        """Every setting that differs from ``other``'s, as ``name: ours vs theirs``.
+    def differing(self, wanted: Mapping[str, object]) -> dict[str, object]:
+        """The settings named in ``wanted`` whose value here is another: name -> our value.
 
-        >>> Settings().differences(Settings(num_perm=64, bands=16, rows=4))
-        ['num_perm: 128 vs 64', 'rows: 8 vs 4']
+        A ValueError names keys that are not settings.
+
+        >>> Settings().differing({"num_perm": 64, "seed": 1})
+        {'num_perm': 128}
         """
-        return [
-            f"{f.name}: {getattr(self, f.name)!r} vs {getattr(other, f.name)!r}"
-            for f in fields(self)
-            if getattr(self, f.name) != getattr(other, f.name)
-        ]
+        unknown = sorted(set(wanted) - {f.name for f in fields(self)})
+        if unknown:
+            raise ValueError(f"unknown settings {unknown}; use the names of Settings fields")
+        return {name: getattr(self, name) for name, value in wanted.items() if getattr(self, name) != value}
 
     def but(self, **changes: object) -> Settings:
         """A copy with some settings changed (banding re-chosen unless given).
