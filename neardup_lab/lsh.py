@@ -239,15 +239,31 @@ class BandGroups(NamedTuple):
     order: np.ndarray
     starts: np.ndarray
 
+    def sizes(self) -> np.ndarray:
+        """How many documents each group holds.
+
+        >>> BandGroups(np.array([4, 2, 7]), np.array([0, 1])).sizes().tolist()
+        [1, 2]
+        """
+        return np.diff(np.r_[self.starts, len(self.order)])
+
+    def keep(self, wanted: np.ndarray) -> BandGroups:
+        """Only the groups where ``wanted`` (one bool per group) is true.
+
+        >>> BandGroups(np.array([4, 2, 7]), np.array([0, 1])).keep(np.array([False, True])).order.tolist()
+        [2, 7]
+        """
+        sizes = self.sizes()
+        starts = np.r_[0, np.cumsum(sizes[wanted])[:-1]].astype(np.int64)
+        return BandGroups(self.order[np.repeat(wanted, sizes)], starts)
+
     def shared(self) -> BandGroups:
         """Only the groups of two or more documents: the ones that propose pairs.
 
         >>> BandGroups(np.array([4, 2, 7]), np.array([0, 1])).shared().order.tolist()
         [2, 7]
         """
-        sizes = np.diff(np.r_[self.starts, len(self.order)])
-        many = sizes > 1
-        return BandGroups(self.order[np.repeat(many, sizes)], np.r_[0, np.cumsum(sizes[many])[:-1]])
+        return self.keep(self.sizes() > 1)
 
 
 def band_groups(signatures: np.ndarray, bands: int, rows: int) -> Iterator[BandGroups]:

@@ -154,10 +154,10 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     return Prepared(keys, sets, signatures)
 
 
-def _chunks(docs: Sequence[str]) -> Iterator[Sequence[str]]:
+def _chunks(docs: Sequence[str], lengths: np.ndarray) -> Iterator[Sequence[str]]:
     """Consecutive slices of ``docs`` of at most ``_CHUNK`` documents and about ``_CHUNK_CHARS``
     characters (a long document alone), so the words of one chunk fit in bounded memory."""
-    ends = np.cumsum(np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)))
+    ends = np.cumsum(lengths)
     start = 0
     while start < len(docs):
         before = ends[start - 1] if start else 0
@@ -180,9 +180,10 @@ def prepare_many(
     >>> bool((prepare_many(docs, settings).signatures == prepare(docs, settings).signatures).all())
     True
     """
-    chunks = list(_chunks(docs))
+    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    chunks = list(_chunks(docs, lengths))
     bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
-    collected = _Collected(docs, settings)
+    collected = _Collected(lengths, settings)
     if n_jobs == 1 or len(chunks) <= 1:
         for chunk in chunks:
             collected.add(prepare(chunk, settings))
@@ -205,12 +206,12 @@ class _Collected:
     resident only where ids are written, so the reserve costs nothing.
     """
 
-    def __init__(self, docs: Sequence[str], settings: Settings) -> None:
+    def __init__(self, lengths: np.ndarray, settings: Settings) -> None:
         hasher = settings.hasher()
-        chars = sum(map(len, docs))
-        self.ids = np.empty(chars // 2 + len(docs) if settings.shingle == "word" else chars, dtype=np.uint64)
-        self.offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-        self.signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
+        chars, n = int(lengths.sum()), len(lengths)
+        self.ids = np.empty(chars // 2 + n if settings.shingle == "word" else chars, dtype=np.uint64)
+        self.offsets = np.zeros(n + 1, dtype=np.int64)
+        self.signatures = np.empty((n, hasher.num_perm), dtype=hasher.dtype)
         self.keys: list[bytes] = []
 
     def add(self, part: Prepared) -> None:

@@ -190,17 +190,12 @@ def verified_edges(
 
 
 def _unjoined(band: BandGroups, parent: np.ndarray) -> BandGroups:
-    """The groups of a band whose members are not all in one cluster already."""
-    order, starts = band
-    if not len(order):
+    """The groups of a band whose members are not all in one cluster already (so of two or more)."""
+    if not len(band.order):
         return band
-    sizes = np.diff(np.r_[starts, len(order)])
-    member_roots = roots(parent, order)
-    spread = np.maximum.reduceat(member_roots, starts) != np.minimum.reduceat(member_roots, starts)
-    wanted = spread & (sizes > 1)
-    keep_member = np.repeat(wanted, sizes)
-    new_sizes = sizes[wanted]
-    return BandGroups(order[keep_member], np.r_[0, np.cumsum(new_sizes)[:-1]].astype(np.int64))
+    member_roots = roots(parent, band.order)
+    spread = np.maximum.reduceat(member_roots, band.starts) != np.minimum.reduceat(member_roots, band.starts)
+    return band.keep(spread)
 
 
 def _steps(pairs: np.ndarray, first: int) -> Iterable[np.ndarray]:
