@@ -19,7 +19,7 @@ TypeError: threshold must be a number in (0, 1], got bool True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
@@ -174,13 +174,3 @@ class Settings:
         if unknown:
             raise ValueError(f"unknown settings {unknown}; use the names of Settings fields")
         return {name: getattr(self, name) for name, value in wanted.items() if getattr(self, name) != value}
-
-    def but(self, **changes: object) -> Settings:
-        """A copy with some settings changed (banding re-chosen unless given).
-
-        >>> Settings(threshold=0.8).but(threshold=0.5).bands
-        26
-        """
-        if ("threshold" in changes or "num_perm" in changes) and "bands" not in changes:
-            changes = {"bands": None, "rows": None, **changes}
-        return replace(self, **changes)
