@@ -158,9 +158,9 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
     """Print the banding and its S-curve, even when quiet. ``origin``: "chosen", "given" or "index".
 
     >>> explain(Console(quiet=True), Settings(threshold=0.8), "chosen")  # doctest: +ELLIPSIS
-    banding: 16 bands x 8 rows = 128 of 128 signature values, chosen by optimal_params ...
+    banding: 18 bands x 7 rows = 126 of 128 signature values, chosen by optimal_params ...
     ...
-      0.80: 0.9470  <- threshold
+      0.80: 0.9855  <- threshold
     ...
     """
     b, r, t = settings.bands, settings.rows, settings.threshold
@@ -193,7 +193,7 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
     clusters: 1 (1 with more than one document)
     kept: 1 (policy: first)
     removed: 1
-    settings: threshold 0.8, 1-word shingles, 128 permutations, 16 bands x 8 rows
+    settings: threshold 0.8, 1-word shingles, 128 permutations, 18 bands x 7 rows
     """
     multi = sum(1 for c in result.clusters if len(c) > 1)
     console.say(f"exact copies: {int(result.stats['exact']['copies'])}")

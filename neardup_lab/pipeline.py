@@ -342,8 +342,8 @@ def dedup(
 
     The settings are checked by :class:`~neardup_lab.settings.Settings`;
     ``bands``/``rows`` default to :func:`~neardup_lab.lsh.optimal_params` weighted by
-    :data:`~neardup_lab.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 16 bands
-    of 8 rows). ``progress`` shows a bar (default: only when standard error is a
+    :data:`~neardup_lab.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands
+    of 7 rows). ``progress`` shows a bar (default: only when standard error is a
     terminal). ``bbits`` keeps only that many low bits of each value (b-bit
     MinHash) for banding and estimates. Warns when word shingles meet text
     written without spaces.

@@ -9,7 +9,7 @@ error, not a hang.
 
 >>> s = Settings(threshold=0.8)
 >>> s.bands, s.rows
-(16, 8)
+(18, 7)
 >>> Settings(threshold=True)
 Traceback (most recent call last):
     ...
@@ -43,7 +43,7 @@ VERIFIERS = ("exact", "estimate", "none")
 #: Default (false positive, false negative) weights for choosing bands and rows. Every
 #: candidate is verified, so a false positive costs only a check while a false negative
 #: loses a duplicate for good: the default bends the S-curve below the threshold.
-RECALL_WEIGHTS = (0.05, 0.95)
+RECALL_WEIGHTS = (0.01, 0.99)
 
 
 def _number(value: object, name: str) -> float:
@@ -142,7 +142,7 @@ class Settings:
         """The settings as plain JSON-ready data.
 
         >>> Settings().to_dict()["bands"]
-        16
+        18
         """
         return asdict(self)
 

@@ -1,0 +1,140 @@
+"""Small helpers the book's chapters share, so that no chapter copies another's code.
+
+Reading order:
+
+* :func:`duration` and :func:`best_time`: a measured time, and how it is printed.
+* :func:`article_body` and :func:`raw_word_shingles`: teaching views of a text.
+* :func:`n_pairs` and :class:`PairCost`/:func:`pair_cost`: the one measured cost of an exact
+  comparison that every chapter projecting all-pairs time uses.
+
+>>> duration(0.0123)
+'12.3 ms'
+>>> n_pairs(4)
+6
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .corpus import make_article, make_corpus
+from .text import jaccard, word_shingles
+
+__all__ = [
+    "duration",
+    "best_time",
+    "article_body",
+    "raw_word_shingles",
+    "n_pairs",
+    "PairCost",
+    "pair_cost",
+]
+
+_UNITS = (
+    ("years", 365.25 * 86400),
+    ("days", 86400.0),
+    ("hours", 3600.0),
+    ("min", 60.0),
+    ("s", 1.0),
+    ("ms", 1e-3),
+    ("µs", 1e-6),
+    ("ns", 1e-9),
+)
+
+
+def duration(seconds: float) -> str:
+    """A time span as text with a unit: three significant digits, thousands separated.
+
+    The book's output checker recognises this form as a measurement.
+
+    >>> duration(0.0000123)
+    '12.3 µs'
+    >>> duration(3 * 86400)
+    '3 days'
+    >>> duration(1234 * 365.25 * 86400)
+    '1,234 years'
+    """
+    for unit, size in _UNITS:
+        if seconds >= size or unit == "ns":
+            value = seconds / size
+            return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
+    raise AssertionError("unreachable: the last unit always matches")
+
+
+def best_time(function: Callable[[], object], repeat: int = 3) -> float:
+    """The fastest of ``repeat`` runs of ``function()``, in seconds (the least disturbed run).
+
+    >>> best_time(lambda: sum(range(10)), repeat=2) > 0
+    True
+    """
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def article_body(seed: int, n_words: int = 300) -> str:
+    """The body of the generated article ``seed``, without its headline.
+
+    >>> article_body(1, n_words=40).count("\\n\\n")
+    0
+    """
+    return make_article(seed, n_words=n_words).split("\n\n", 1)[1]
+
+
+def raw_word_shingles(text: str, k: int) -> set[str]:
+    """Word shingles WITHOUT normalisation: split on whitespace only (a teaching version).
+
+    >>> sorted(raw_word_shingles("Rain, rain today", 2))
+    ['Rain, rain', 'rain today']
+    """
+    tokens = text.split()
+    return {" ".join(tokens[i : i + k]) for i in range(len(tokens) - k + 1)}
+
+
+def n_pairs(n: int) -> int:
+    """Number of unordered pairs of ``n`` documents, n(n-1)/2.
+
+    >>> n_pairs(10_000_000)
+    49999995000000
+    """
+    return n * (n - 1) // 2
+
+
+class PairCost(NamedTuple):
+    """Measured seconds for one exact Jaccard comparison of two shingle sets."""
+
+    unrelated: float  #: two different articles: few shared shingles
+    similar: float  #: an article and a near-copy: most shingles shared
+
+    def all_pairs_seconds(self, n: int) -> float:
+        """Projected time to compare all pairs of ``n`` documents, almost all unrelated."""
+        return n_pairs(n) * self.unrelated
+
+
+def pair_cost(n_docs: int = 400, k: int = 5, seed: int = 0, repeat: int = 5) -> PairCost:
+    """Measure one exact comparison on this machine: ``jaccard`` of two 300-word articles' sets.
+
+    The sets are built first, so only the comparison is timed. Unrelated pairs are
+    cheaper than similar ones: a set intersection looks up every element of the smaller
+    set, but only a shared element is inserted into the result, and a near-copy shares
+    almost all of them.
+
+    >>> cost = pair_cost(n_docs=40, repeat=1)
+    >>> cost.similar > 0 and cost.unrelated > 0
+    True
+    """
+    docs, origin, _ = make_corpus(n_docs // 2, seed=seed, copies=(1, 1), edit_kinds=("light-replace",))
+    sets = [word_shingles(text, k) for text in docs]
+    similar = [(sets[o], sets[i]) for i, o in enumerate(origin) if o != i]
+    originals = [sets[i] for i, o in enumerate(origin) if o == i]
+    unrelated = list(zip(originals, originals[1:]))
+
+    def per_pair(pairs: list[tuple[set[str], set[str]]]) -> float:
+        return best_time(lambda: [jaccard(a, b) for a, b in pairs], repeat) / len(pairs)
+
+    return PairCost(unrelated=per_pair(unrelated), similar=per_pair(similar))
