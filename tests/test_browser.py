@@ -23,46 +23,21 @@ of the introduction, the first chapter and the first lab are written to
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import os
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 import yaml
-
-try:
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
-except ImportError:  # reported by the `browser` fixture, so the module still imports
-    sync_playwright = None
-    PlaywrightError = Exception
+from browser_support import ROOT, SITE, PlaywrightError, Visit, fail_if, launch_chromium, serve_site
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
 TOC = ROOT / "_toc.yml"
-SITE = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-LOCAL_HOSTS = {"localhost", "127.0.0.1"}
 SOURCE_SUFFIXES = (".ipynb", ".md", ".rst")
-TIMEOUT_MS = 30_000
 
 SEARCH_TERM = "MinHash"
 SEARCH_PAGE = "book/04_minhash"
@@ -197,108 +172,18 @@ def source_has_math(source: Path | None) -> bool:
 # ----------------------------------------------------------------- the fixtures
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
     """The built book served on an ephemeral port of 127.0.0.1; yields its base URL."""
-    if not (SITE / "index.html").is_file():
-        pytest.fail(
-            f"{SITE.relative_to(ROOT)}/index.html not found: run `make book` first",
-            pytrace=False,
-        )
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve_site() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
     """Debian's headless Chromium driven by Playwright."""
-    missing = None
-    if sync_playwright is None:
-        missing = "the Python package playwright is not installed"
-    elif not CHROMIUM.is_file():
-        missing = f"{CHROMIUM} is not installed (apt-get install chromium)"
-    if missing:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"browser tests cannot run in CI: {missing}")
-        pytest.skip(f"browser tests skipped: {missing}")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-class Visit:
-    """One page in a fresh browser context, recording everything that went wrong."""
-
-    def __init__(self, browser, url: str) -> None:
-        self.url = url
-        self.problems: list[str] = []
-        self._blocked: set[str] = set()
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(TIMEOUT_MS)
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
-        self.page.on("requestfailed", self._request_failed)
-        self.page.on("response", self._response)
-
-    def __enter__(self) -> Visit:
-        try:
-            self.page.goto(self.url, wait_until="load")
-            self.page.wait_for_load_state("networkidle")
-        except BaseException:
-            self.context.close()
-            raise
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.context.close()
-
-    def _route(self, route) -> None:
-        url = route.request.url
-        parts = urlsplit(url)
-        if parts.scheme in ("http", "https") and parts.hostname not in LOCAL_HOSTS:
-            self._blocked.add(url)
-            self.problems.append(f"external request attempted (blocked): {url}")
-            route.abort("blockedbyclient")
-        else:
-            route.continue_()
-
-    def _console(self, message) -> None:
-        if message.type == "error":
-            where = message.location.get("url", "")
-            suffix = f" [{where}]" if where else ""
-            self.problems.append(f"console error: {message.text}{suffix}")
-
-    def _request_failed(self, request) -> None:
-        if request.url not in self._blocked:
-            self.problems.append(f"request failed ({request.failure}): {request.url}")
-
-    def _response(self, response) -> None:
-        if response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
-
-
-def _fail_if(problems: list[str], what: str) -> None:
-    if problems:
-        lines = "\n".join(f"  - {problem}" for problem in problems)
-        pytest.fail(f"{what}: {len(problems)} problem(s)\n{lines}", pytrace=False)
+    with launch_chromium() as chromium:
+        yield chromium
 
 
 # ------------------------------------------------------------------ page checks
@@ -452,7 +337,7 @@ def test_page(page_name: str, site: str, browser) -> None:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             visit.page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"), full_page=True)
         problems = list(visit.problems)
-    _fail_if(problems, f"{page_name}.html")
+    fail_if(problems, f"{page_name}.html")
 
 
 def test_index_opens_the_first_page(site: str, browser) -> None:
@@ -466,7 +351,7 @@ def test_index_opens_the_first_page(site: str, browser) -> None:
                 f"index.html ends at {visit.page.url.removeprefix(site)}, not {PAGES[0]}.html"
             )
         problems = list(visit.problems)
-    _fail_if(problems, "index.html")
+    fail_if(problems, "index.html")
 
 
 def test_search_finds_the_minhash_chapter(site: str, browser) -> None:
@@ -484,4 +369,4 @@ def test_search_finds_the_minhash_chapter(site: str, browser) -> None:
     pages = sorted({hit.split("#", 1)[0].removeprefix(site) for hit in hits})
     if f"{SEARCH_PAGE}.html" not in pages:
         problems.append(f"searching {SEARCH_TERM!r} does not list {SEARCH_PAGE}.html: {pages}")
-    _fail_if(problems, f"search.html?q={SEARCH_TERM}")
+    fail_if(problems, f"search.html?q={SEARCH_TERM}")
