@@ -6,6 +6,9 @@ Reading order:
 * :func:`article_body` and :func:`raw_word_shingles`: teaching views of a text.
 * :func:`n_pairs` and :class:`PairCost`/:func:`pair_cost`: the one measured cost of an exact
   comparison that every chapter projecting all-pairs time uses.
+* :func:`shingle_counts`, :func:`speed_ratio`, :func:`rmse`, :func:`id_pairs`: weighted
+  shingles for SimHash, a speed-up as text, an estimate's error, pairs of id sets with a
+  known similarity (Part V).
 
 >>> duration(0.0123)
 '12.3 ms'
@@ -16,11 +19,15 @@ Reading order:
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import NamedTuple
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from .corpus import make_article, make_corpus
-from .text import jaccard, word_shingles
+from .text import jaccard, word_shingles, words
 
 __all__ = [
     "duration",
@@ -30,6 +37,11 @@ __all__ = [
     "n_pairs",
     "PairCost",
     "pair_cost",
+    "shingle_counts",
+    "speed_ratio",
+    "rmse",
+    "IdPairs",
+    "id_pairs",
 ]
 
 _UNITS = (
@@ -138,3 +150,67 @@ def pair_cost(n_docs: int = 400, k: int = 5, seed: int = 0, repeat: int = 5) -> 
         return best_time(lambda: [jaccard(a, b) for a, b in pairs], repeat) / len(pairs)
 
     return PairCost(unrelated=per_pair(unrelated), similar=per_pair(similar))
+
+
+# --- helpers added for the chapters of Part V -------------------------------------------
+
+
+def shingle_counts(text: str, k: int = 3) -> Counter[str]:
+    """Word ``k``-shingles of the normalised text, each with how often it occurs (SimHash weights).
+
+    >>> shingle_counts("Rain, rain, rain", k=2)
+    Counter({'rain rain': 2})
+    """
+    tokens = words(text)
+    return Counter(" ".join(tokens[i : i + k]) for i in range(len(tokens) - k + 1))
+
+
+def speed_ratio(slow: float, fast: float) -> str:
+    """How much faster ``fast`` seconds are than ``slow`` seconds, as text: ``'3.2x faster'``.
+
+    >>> speed_ratio(6.4, 2.0), speed_ratio(1.0, 2.0)
+    ('3.2x faster', '2.0x slower')
+    """
+    if slow <= 0 or fast <= 0:
+        raise ValueError(f"times must be positive, got slow={slow!r} and fast={fast!r}")
+    return f"{slow / fast:.1f}x faster" if slow >= fast else f"{fast / slow:.1f}x slower"
+
+
+def rmse(estimates: ArrayLike, exact: float) -> float:
+    """Root-mean-square error of ``estimates`` around the ``exact`` value.
+
+    >>> rmse([0.4, 0.6], 0.5)
+    0.1
+    """
+    errors = np.asarray(estimates, dtype=float) - exact
+    return round(float(np.sqrt(np.mean(errors**2))), 15)
+
+
+class IdPairs(NamedTuple):
+    """Pairs of random id sets with a known Jaccard similarity, flat as ``signatures_flat`` takes them.
+
+    Rows ``2p`` and ``2p + 1`` of ``ids``/``lengths`` are pair ``p``.
+    """
+
+    ids: np.ndarray
+    lengths: np.ndarray
+    jaccard: float
+
+
+def id_pairs(size: int, similarity: float, count: int, seed: int) -> IdPairs:
+    """``count`` independent pairs of sets of ``size`` random 64-bit ids with Jaccard ``similarity``.
+
+    Two sets of ``size`` ids sharing ``m`` have J = m / (2 size - m); ``m`` is rounded,
+    so ``jaccard`` is the exact similarity the pairs have.
+
+    >>> pairs = id_pairs(36, 0.5, 2, seed=0)
+    >>> len(np.intersect1d(pairs.ids[:36], pairs.ids[36:72])), pairs.jaccard
+    (24, 0.5)
+    """
+    if not 0 <= similarity <= 1:
+        raise ValueError(f"similarity must be between 0 and 1, got {similarity!r}")
+    shared = round(2 * size * similarity / (1 + similarity))
+    pool = np.random.default_rng(seed).integers(0, 2**64, size=(count, 2 * size - shared), dtype=np.uint64)
+    second = np.concatenate([pool[:, :shared], pool[:, size:]], axis=1)
+    ids = np.stack([pool[:, :size], second], axis=1).reshape(-1)
+    return IdPairs(ids, np.full(2 * count, size), shared / (2 * size - shared))
