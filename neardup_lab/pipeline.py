@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import repeat
 from typing import NamedTuple
 
@@ -23,7 +24,7 @@ from .lsh import BandGroups, band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
 from .text import _separators, char_shingles, words
-from .verify import IdSets, SortedOnDemand, jaccard_of_pairs, verified_edges
+from .verify import IdSets, SortedOnDemand, jaccard_of_pairs, pair_scorer, verified_edges
 
 __all__ = [
     "DedupResult",
@@ -284,19 +285,23 @@ def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
     return 2 * len(single) > len(sample)
 
 
-def keep_verified(settings: Settings, prepared: Prepared) -> Callable[[np.ndarray], np.ndarray]:
+def keep_verified(
+    settings: Settings, prepared: Prepared, score: Callable[[np.ndarray], np.ndarray] | None = None
+) -> Callable[[np.ndarray], np.ndarray]:
     """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
 
     For exact verification a document's ids are sorted and made distinct the
-    first time a pair names it (:class:`~neardup_lab.verify.SortedOnDemand`).
+    first time a pair names it (:class:`~neardup_lab.verify.SortedOnDemand`);
+    ``score`` replaces that Jaccard computation (for example by one of
+    :func:`~neardup_lab.verify.pair_scorer`, which spreads it over processes).
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
     >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
     [True]
     """
     if settings.verify == "exact":
-        sets = SortedOnDemand(prepared.sets)
-        return lambda pairs: jaccard_of_pairs(sets, pairs) >= settings.threshold
+        exact = score or partial(jaccard_of_pairs, SortedOnDemand(prepared.sets))
+        return lambda pairs: exact(pairs) >= settings.threshold
     if settings.verify == "none":
         return lambda pairs: np.ones(len(pairs), dtype=bool)
     sigs, bbits = prepared.signatures, settings.bbits
@@ -393,7 +398,8 @@ def dedup(
         BandGroups(reps[g.order], g.starts).shared()
         for g in band_groups(signatures[reps], settings.bands, settings.rows)
     ]
-    found = verified_edges(len(docs), groups, keep_verified(settings, prepared), joined=copies)
+    with pair_scorer(SortedOnDemand(prepared.sets), jobs if settings.verify == "exact" else 1) as score:
+        found = verified_edges(len(docs), groups, keep_verified(settings, prepared, score), joined=copies)
     verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
     clock.lap("candidates", pairs=found.checked)
     # The checks run inside the banding loop; report their time as its own stage.

@@ -13,8 +13,12 @@ every pair of a cluster to about one per member.
 
 from __future__ import annotations
 
+import multiprocessing
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +32,7 @@ __all__ = [
     "pack_id_sets",
     "distinct",
     "jaccard_of_pairs",
+    "pair_scorer",
     "Verified",
     "verified_edges",
 ]
@@ -136,6 +141,52 @@ def jaccard_of_pairs(sets: IdSets | SortedOnDemand, pairs: np.ndarray) -> np.nda
         shared = int(np.count_nonzero(left[np.minimum(found, len(left) - 1)] == right))
         out[n] = shared / (len(left) + len(right) - shared)
     return out
+
+
+#: Batches smaller than this are scored in the calling process: sending them costs more.
+_SPREAD_FROM = 4096
+#: The id sets forked workers score against (set just before the workers are forked).
+_FORKED_SETS: IdSets | SortedOnDemand | None = None
+
+
+def _score_forked(pairs: np.ndarray) -> np.ndarray:
+    assert _FORKED_SETS is not None, "a verification worker was started without id sets"
+    return jaccard_of_pairs(_FORKED_SETS, pairs)
+
+
+@contextmanager
+def pair_scorer(
+    sets: IdSets | SortedOnDemand, n_jobs: int = 1
+) -> Iterator[Callable[[np.ndarray], np.ndarray]]:
+    """:func:`jaccard_of_pairs` over ``sets``, with large batches spread over ``n_jobs`` processes.
+
+    The workers are forked, so they share the id sets with this process instead
+    of receiving a copy; only pairs go out and scores come back. Where processes
+    cannot be forked (Windows, macOS), or for ``n_jobs=1``, everything runs here.
+    The scores do not depend on ``n_jobs``.
+
+    >>> sets = pack_id_sets(np.array([1, 2, 3, 2, 3, 4], dtype=np.uint64), np.array([3, 3]))
+    >>> with pair_scorer(sets, n_jobs=2) as score:
+    ...     score(np.array([[0, 1]])).tolist()
+    [0.5]
+    """
+    global _FORKED_SETS
+    if n_jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield partial(jaccard_of_pairs, sets)
+        return
+    _FORKED_SETS = sets
+    pool = ProcessPoolExecutor(max_workers=n_jobs, mp_context=multiprocessing.get_context("fork"))
+
+    def score(pairs: np.ndarray) -> np.ndarray:
+        if len(pairs) < _SPREAD_FROM:
+            return jaccard_of_pairs(sets, pairs)
+        return np.concatenate(list(pool.map(_score_forked, np.array_split(pairs, n_jobs))))
+
+    try:
+        yield score
+    finally:
+        pool.shutdown(cancel_futures=True)
+        _FORKED_SETS = None
 
 
 class Verified(NamedTuple):

@@ -1,12 +1,20 @@
 """The verification kernel against the teaching Jaccard, and union-find before verify."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from neardup_lab import jaccard
 from neardup_lab.lsh import band_groups, candidate_pair_array
-from neardup_lab.verify import IdSets, SortedOnDemand, jaccard_of_pairs, pack_id_sets, verified_edges
+from neardup_lab.verify import (
+    IdSets,
+    SortedOnDemand,
+    jaccard_of_pairs,
+    pack_id_sets,
+    pair_scorer,
+    verified_edges,
+)
 
 id_sets = st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=8)
 
@@ -67,3 +75,17 @@ def test_pack_id_sets_sorts_and_dedupes_each_document(docs, low_bits):
     for d, values in enumerate(docs):
         got = packed.ids[packed.offsets[d] : packed.offsets[d + 1]].tolist()
         assert got == sorted(set(values))
+
+
+@pytest.mark.slow
+def test_pair_scorer_over_processes_gives_the_scores_of_one_process():
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 60, size=400)
+    ids = rng.integers(0, 200, size=int(counts.sum())).astype(np.uint64)  # small range: real overlaps
+    sets = pack_id_sets(ids, counts)
+    pairs = rng.integers(0, 400, size=(10_000, 2))  # above the size that goes to the workers
+    with pair_scorer(SortedOnDemand(sets), n_jobs=2) as score:
+        spread = score(pairs)
+    alone = jaccard_of_pairs(sets, pairs)
+    assert spread.shape == alone.shape and np.array_equal(spread, alone)
+    assert 0 < np.count_nonzero(alone >= 0.5) < len(pairs)  # the batch is not all one answer
