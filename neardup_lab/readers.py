@@ -1,4 +1,4 @@
-"""Read documents from files a reader brings: folders of .txt, JSONL, CSV.
+"""Read documents from files a reader brings: folders of .txt, JSONL, CSV, Parquet.
 
 Every input ends up as exactly one of two things: a :class:`Document` with a
 stable id, or a :class:`Problem` that says which file and line could not be
@@ -9,7 +9,23 @@ same command run from the same folder gives the same ids on any machine:
 
 - a ``.txt`` file is one document, its id is its path: ``news/a.txt``;
 - a JSONL line or a CSV record is one document, its id is ``path:line``
-  with the 1-based line on which the record starts: ``day1.jsonl:3``.
+  with the 1-based line on which the record starts: ``day1.jsonl:3``;
+- a Parquet row is one document, its id is ``path:row`` with the 1-based
+  row number: ``crawl.parquet:3``;
+- with ``id_field`` (JSONL; a dotted path such as ``meta.id`` reaches into
+  nested objects) or ``id_column`` (CSV and Parquet), a record's own id is
+  used instead. A record without one is ``missing-id``, one that is not a
+  string or a whole number is ``bad-id``, and a record whose id was taken
+  by an earlier record is ``duplicate-id``: records are never merged
+  silently under one id.
+
+Files ending in ``.gz`` (read with the standard library) or ``.zst`` (with
+the ``zstandard`` package) are decompressed as they are read, in bounded
+steps: ``day1.jsonl.gz``. Compressed data that is cut off or damaged is
+``damaged``, naming the line where reading stopped; the records before it
+are read. Parquet files (with ``pyarrow``) are read in record batches, the
+text from ``column``; a file ``pyarrow`` cannot read is ``damaged``, one
+without the column is ``missing-parquet-column``.
 
 Rules that apply to every kind of input:
 
@@ -57,26 +73,38 @@ from __future__ import annotations
 
 import codecs
 import csv
+import gzip
+import importlib
 import io
 import json
 import os
 import stat
 import sys
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, BinaryIO
+from types import ModuleType
+from typing import IO, BinaryIO, NamedTuple
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "FORMATS",
+    "COMPRESSIONS",
     "REASONS",
     "Document",
     "Problem",
+    "InputFile",
     "ReadReport",
     "InputError",
     "detect_format",
+    "compression_of",
+    "optional_module",
+    "open_input",
+    "jsonl_lines",
+    "csv_rows",
+    "record_value",
     "iter_records",
     "read_inputs",
 ]
@@ -84,7 +112,16 @@ __all__ = [
 #: Documents above this many bytes are refused unless the caller raises the limit.
 DEFAULT_MAX_BYTES = 10_000_000
 #: Input kinds, and the file name endings that select each one automatically.
-FORMATS = {"txt": (".txt",), "jsonl": (".jsonl", ".ndjson"), "csv": (".csv", ".tsv")}
+FORMATS = {
+    "txt": (".txt",),
+    "jsonl": (".jsonl", ".ndjson"),
+    "csv": (".csv", ".tsv"),
+    "parquet": (".parquet", ".pq"),
+}
+#: Endings of compressed files, each with the module that reads it and the package that holds it.
+COMPRESSIONS = {".gz": ("gzip", "the standard library"), ".zst": ("zstandard", "zstandard")}
+#: Rows per record batch read from a Parquet file.
+PARQUET_BATCH_ROWS = 1024
 #: The reasons an input is skipped, each with the short label summaries print.
 REASONS = {
     "unreadable": "unreadable file",
@@ -100,6 +137,11 @@ REASONS = {
     "not-text": "field is not a string",
     "bad-json": "invalid JSON",
     "bad-csv": "malformed CSV row",
+    "damaged": "damaged file",
+    "missing-parquet-column": "missing Parquet column",
+    "missing-id": "missing id",
+    "bad-id": "unusable id",
+    "duplicate-id": "duplicate id",
 }
 _SNIFF_BYTES = 8192
 _BOMS = {
@@ -167,12 +209,33 @@ class Problem:
         return {"source": self.source, "line": self.line, "reason": self.reason, "message": self.message}
 
 
+@dataclass(frozen=True)
+class _Options:
+    """How records are read: the text field or column, ids, encoding, size limit, CSV delimiter."""
+
+    field: str = "text"
+    column: str = "text"
+    encoding: str = "utf-8"
+    max_bytes: int = DEFAULT_MAX_BYTES
+    delimiter: str | None = None
+    id_field: str | None = None
+    id_column: str | None = None
+
+
+class InputFile(NamedTuple):
+    """A file named as an input: the ``path`` it was opened by and its ``format``."""
+
+    path: str
+    format: str
+
+
 @dataclass
 class ReadReport:
     """Everything read from a list of inputs: documents, problems, and counts.
 
     ``input_files`` holds the real path of every file met as an input, read
-    or not, so that no output is ever written over one of them.
+    or not, so that no output is ever written over one of them; ``sources``
+    tells how to open each named input file again (to copy its records).
     """
 
     documents: list[Document] = field(default_factory=list)
@@ -180,6 +243,8 @@ class ReadReport:
     blank_lines: int = 0
     other_files: int = 0
     input_files: set[str] = field(default_factory=set)
+    #: Each file named as an input (not the files found in folders), by the name documents give as source.
+    sources: dict[str, InputFile] = field(default_factory=dict)
 
     @property
     def skipped(self) -> Counter:
@@ -208,30 +273,78 @@ def _display(path: str | os.PathLike) -> str:
     return Path(os.path.normpath(os.fspath(path))).as_posix()
 
 
+def compression_of(path: str | os.PathLike) -> str | None:
+    """The compression a file name announces (a key of :data:`COMPRESSIONS`), or None.
+
+    >>> compression_of("day1.jsonl.GZ"), compression_of("day1.jsonl.zst"), compression_of("day1.jsonl")
+    ('.gz', '.zst', None)
+    """
+    suffix = Path(path).suffix.lower()
+    return suffix if suffix in COMPRESSIONS else None
+
+
+def optional_module(module: str, package: str, purpose: str) -> ModuleType:
+    """Import ``module``, or raise :class:`InputError` naming the ``package`` to install for ``purpose``.
+
+    >>> optional_module("gzip", "the standard library", "reading .gz files").__name__
+    'gzip'
+    >>> optional_module("no_such_module", "nosuch", "reading .xyz files")
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.InputError: reading .xyz files needs the nosuch package, which is not installed; \
+pip install nosuch
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(
+            f"{purpose} needs the {package} package, which is not installed; pip install {package}"
+        ) from None
+
+
 def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
-    """Which reader an input needs: ``"txt"``, ``"jsonl"`` or ``"csv"``.
+    """Which reader an input needs: ``"txt"``, ``"jsonl"``, ``"csv"`` or ``"parquet"``.
 
     A folder is a folder of ``.txt`` files. A file is recognised by its ending
-    unless ``fmt`` names the format.
+    (after a compression ending such as ``.gz``) unless ``fmt`` names the
+    format. Raises :class:`InputError` when a package the input needs is
+    missing, so the run stops before anything is read.
 
     >>> detect_format("day1.jsonl"), detect_format("notes.TXT"), detect_format("x.dat", "csv")
     ('jsonl', 'txt', 'csv')
+    >>> detect_format("crawl.jsonl.gz"), detect_format("crawl.parquet")
+    ('jsonl', 'parquet')
     """
-    if fmt != "auto":
-        if fmt not in FORMATS:
-            raise InputError(f"unknown format {fmt!r}; choose one of auto, {', '.join(FORMATS)}")
-        return fmt
+    if fmt != "auto" and fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; choose one of auto, {', '.join(FORMATS)}")
     if os.path.isdir(path):
-        return "txt"
-    suffix = Path(path).suffix.lower()
-    for name, suffixes in FORMATS.items():
-        if suffix in suffixes:
-            return name
-    known = ", ".join(s for suffixes in FORMATS.values() for s in suffixes)
-    raise InputError(
-        f"cannot tell the format of {_display(path)} from its name; inputs are folders of .txt files "
-        f"or files ending in {known}; pass --format to say which"
-    )
+        return "txt" if fmt == "auto" else fmt
+    compressed = compression_of(path)
+    name = Path(path).name.lower()
+    stem = name[: -len(compressed)] if compressed else name
+    kind = fmt if fmt != "auto" else _format_of(stem)
+    if kind is None:
+        known = ", ".join(s for suffixes in FORMATS.values() for s in suffixes)
+        raise InputError(
+            f"cannot tell the format of {_display(path)} from its name; inputs are folders of .txt files "
+            f"or files ending in {known} (or these followed by .gz or .zst); pass --format to say which"
+        )
+    if compressed and kind == "parquet":
+        raise InputError(
+            f"{_display(path)} is a compressed Parquet file; Parquet compresses inside the file, "
+            "so decompress it first"
+        )
+    if compressed:
+        module, package = COMPRESSIONS[compressed]
+        optional_module(module, package, f"reading {compressed} files")
+    if kind == "parquet":
+        optional_module("pyarrow.parquet", "pyarrow", "reading Parquet files")
+    return kind
+
+
+def _format_of(name: str) -> str | None:
+    suffix = Path(name).suffix
+    return next((kind for kind, suffixes in FORMATS.items() if suffix in suffixes), None)
 
 
 def _check_encoding(encoding: str) -> str:
@@ -292,7 +405,7 @@ _FILE_KINDS = (
 )
 
 
-class _NotRegular(Exception):
+class _NotRegular(ValueError):
     """The path names something other than a regular file; the message says what (internal)."""
 
 
@@ -325,6 +438,112 @@ def _open_regular(path: str) -> tuple[BinaryIO, int]:
         raise
 
 
+class _ZstdFrames(io.RawIOBase):
+    """The frames of a zstandard file, one after another, decompressed in bounded steps.
+
+    ``zstandard``'s own stream reader stops without a word when the data is
+    cut off inside a frame; this one raises :class:`EOFError` instead, so a
+    truncated file is reported, never read as if it were whole. Input is fed
+    in small steps because one step of zstandard data may decompress to
+    thousands of times its size.
+    """
+
+    _STEP = 1 << 12
+
+    def __init__(self, f: BinaryIO, zstandard: ModuleType) -> None:
+        self._f, self._zstd = f, zstandard
+        self._frame = zstandard.ZstdDecompressor().decompressobj()
+        self._in_frame = False
+        self._pending = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        while not self._pending:
+            chunk = self._f.read(self._STEP)
+            if not chunk:
+                if self._in_frame:
+                    raise EOFError("the zstandard data ends inside a frame (a cut-off file?)")
+                return 0
+            self._pending = memoryview(self._feed(chunk))
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def _feed(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            self._in_frame = True
+            out.append(self._frame.decompress(chunk))
+            chunk = b""
+            if self._frame.eof:  # the next frame, if any, starts in the unused bytes
+                chunk = self._frame.unused_data
+                self._frame = self._zstd.ZstdDecompressor().decompressobj()
+                self._in_frame = False
+        return b"".join(out)
+
+    def close(self) -> None:
+        try:
+            self._f.close()
+        finally:
+            super().close()
+
+
+class _Decompressed(io.BufferedReader):
+    """A buffered decompressed stream that also closes the file under it."""
+
+    def __init__(self, stream: IO[bytes], file: BinaryIO) -> None:
+        super().__init__(stream, buffer_size=1 << 16)  # type: ignore[arg-type]
+        self._file = file
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._file.close()
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a (compressed) file may raise when its data is damaged or cut off."""
+    errors: tuple[type[BaseException], ...] = (EOFError, zlib.error, gzip.BadGzipFile)
+    zstandard = sys.modules.get("zstandard")
+    return errors + ((zstandard.ZstdError,) if zstandard is not None else ())
+
+
+def open_input(path: str | os.PathLike) -> tuple[BinaryIO, int | None]:
+    """Open an input file for reading, decompressed as its name says; return it and its size.
+
+    The size is the file's (None for a compressed file, whose size says
+    nothing about its text). Only regular files are opened (see the module
+    notes); raises :class:`OSError` or, for anything else, :class:`ValueError`.
+
+    >>> import gzip, os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "a.txt.gz")
+    ...     with gzip.open(path, "wb") as f:
+    ...         _ = f.write(b"heavy rain")
+    ...     f, size = open_input(path)
+    ...     with f:
+    ...         f.read(), size
+    (b'heavy rain', None)
+    """
+    path = os.fspath(path)
+    f, size = _open_regular(path)
+    compressed = compression_of(path)
+    try:
+        if compressed == ".gz":
+            return _Decompressed(gzip.GzipFile(fileobj=f, mode="rb"), f), None
+        if compressed == ".zst":
+            zstandard = optional_module("zstandard", "zstandard", "reading .zst files")
+            return _Decompressed(_ZstdFrames(f, zstandard), f), None
+    except BaseException:
+        f.close()
+        raise
+    return f, size
+
+
 def _open_problem(shown: str, err: OSError | _NotRegular) -> Problem:
     """The problem of an input that could not be opened."""
     if isinstance(err, _NotRegular):
@@ -338,16 +557,23 @@ def _too_large_problem(shown: str, line: int | None, size: int, max_bytes: int) 
     )
 
 
+def _damaged(shown: str, line: int | None, err: BaseException) -> Problem:
+    where = f"reading stopped at line {line}; the lines before it were read" if line else "nothing was read"
+    return Problem(shown, line, "damaged", f"the compressed data is damaged or cut off ({err}); {where}")
+
+
 def _read_txt_file(path: str, shown: str, encoding: str, max_bytes: int) -> Document | Problem:
     try:
-        f, size = _open_regular(path)
+        f, size = open_input(path)
     except (OSError, _NotRegular) as err:
         return _open_problem(shown, err)
     with f:
-        if _too_large(size, max_bytes):
+        if size is not None and _too_large(size, max_bytes):
             return _too_large_problem(shown, None, size, max_bytes)
         try:  # the size above is only a claim (files grow, /proc says 0): read one byte past the limit
             data = f.read(max_bytes + 1) if max_bytes else f.read()
+        except _read_errors() as err:
+            return _damaged(shown, None, err)
         except OSError as err:
             return Problem(shown, None, "unreadable", f"cannot be read ({err.strerror or err})")
     if _too_large(len(data), max_bytes):
@@ -525,12 +751,29 @@ def _describe_json(value: object) -> str:
     return names.get(type(value), "a number")
 
 
-def _sized_record(shown: str, line: int, text: str, max_bytes: int) -> Document | Problem:
-    """The record at ``shown:line`` as a Document, or a Problem when it is over ``max_bytes``."""
+def _sized_record(
+    shown: str, line: int, text: str, max_bytes: int, doc_id: str | None = None
+) -> Document | Problem:
+    """The record at ``shown:line`` as a Document (its id ``doc_id``, or ``shown:line``), or a
+    Problem when it is over ``max_bytes``."""
     size = _text_size_over(text, max_bytes)
     if size is not None:
         return _too_large_problem(shown, line, size, max_bytes)
-    return Document(f"{shown}:{line}", text, shown, line)
+    return Document(f"{shown}:{line}" if doc_id is None else doc_id, text, shown, line)
+
+
+def _own_id(value: object, what: str, option: str) -> tuple[str | None, str | None]:
+    """A record's own id from ``value`` and None, or None and why it cannot be one.
+
+    Strings and whole numbers (as JSON and Parquet store them) are ids;
+    ``what`` names where the value was found, for the message.
+    """
+    if isinstance(value, str) and value:
+        return value, None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value), None
+    held = "an empty string" if value == "" else _describe_json(value)
+    return None, f"{what} holds {held}; an id is a non-empty string or a whole number (--{option})"
 
 
 def _jsonl_line_limit(max_bytes: int) -> int:
@@ -543,20 +786,34 @@ def _jsonl_line_limit(max_bytes: int) -> int:
     return 6 * max_bytes + 1_000_000 if max_bytes else 0
 
 
-def _bounded_lines(f: BinaryIO, limit: int) -> Iterator[bytes | None]:
-    """The lines of ``f``, or None for a line longer than ``limit`` bytes (skipped unread)."""
+def jsonl_lines(f: BinaryIO, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[tuple[int, bytes | None]]:
+    """Each line of a JSONL file as ``(number, bytes)``, 1-based, the bytes as read.
+
+    A UTF-8 byte-order mark before the first line is left out. A line too
+    long to hold a document of ``max_bytes`` comes as ``(number, None)``
+    and is passed over in bounded steps, never held in memory.
+
+    >>> import io
+    >>> list(jsonl_lines(io.BytesIO(b'{"text": "a"}\\n\\n{"text": "b"}')))
+    [(1, b'{"text": "a"}\\n'), (2, b'\\n'), (3, b'{"text": "b"}')]
+    """
+    limit = _jsonl_line_limit(max_bytes)
+    number = 0
     while True:
         line = f.readline(limit + 1) if limit else f.readline()
         if not line:
             return
+        number += 1
         if limit and len(line) > limit and not line.endswith(b"\n"):
             while True:  # pass over the rest of the line in bounded steps
                 rest = f.readline(1 << 20)
                 if not rest or rest.endswith(b"\n"):
                     break
-            yield None
-        else:
-            yield line
+            yield number, None
+            continue
+        if number == 1 and line.startswith(codecs.BOM_UTF8):
+            line = line[len(codecs.BOM_UTF8) :]
+        yield number, line
 
 
 def _parse_json(line: str) -> tuple[object, str | None]:
@@ -571,7 +828,33 @@ def _parse_json(line: str) -> tuple[object, str | None]:
         return None, f"cannot be read safely ({str(err).split(';')[0]}); store long numbers as strings"
 
 
-def _jsonl_record(shown: str, number: int, line: str, field_name: str, max_bytes: int) -> Document | Problem:
+_ABSENT = object()
+
+
+def record_value(record: dict, path: str) -> object:
+    """The value at ``path`` in a JSON object: a key, or a dotted path into nested objects.
+
+    A key that holds dots itself is found first. Returns a private marker
+    (not None, which JSON may hold) when there is no such value; test it with
+    ``is``, as below.
+
+    >>> record = {"meta": {"id": 7}, "a.b": 1}
+    >>> record_value(record, "meta.id"), record_value(record, "a.b")
+    (7, 1)
+    >>> record_value(record, "meta.url") is record_value({}, "x")
+    True
+    """
+    if path in record:
+        return record[path]
+    value: object = record
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _ABSENT
+        value = value[part]
+    return value
+
+
+def _jsonl_record(shown: str, number: int, line: str, options: _Options) -> Document | Problem:
     """One non-blank JSONL line as a Document, or the Problem that keeps it out."""
     record, error = _parse_json(line)
     if error is not None:
@@ -580,54 +863,69 @@ def _jsonl_record(shown: str, number: int, line: str, field_name: str, max_bytes
         return Problem(
             shown, number, "bad-json", f"the line holds {_describe_json(record)}, not a JSON object"
         )
-    if field_name not in record:
+    text = record_value(record, options.field)
+    if text is _ABSENT:
         keys = ", ".join(sorted(map(str, record))) or "none"
         return Problem(
             shown,
             number,
             "missing-field",
-            f"no field {field_name!r} (fields: {keys}); choose the field with --field",
+            f"no field {options.field!r} (fields: {keys}); choose the field with --field",
         )
-    text = record[field_name]
     if not isinstance(text, str):
         return Problem(
-            shown, number, "not-text", f"field {field_name!r} holds {_describe_json(text)}, not a string"
+            shown, number, "not-text", f"field {options.field!r} holds {_describe_json(text)}, not a string"
         )
-    return _sized_record(shown, number, text, max_bytes)
+    doc_id = None
+    if options.id_field is not None:
+        value = record_value(record, options.id_field)
+        if value is _ABSENT:
+            return Problem(
+                shown,
+                number,
+                "missing-id",
+                f"no field {options.id_field!r}; give every record an id, or leave out --id-field",
+            )
+        doc_id, error = _own_id(value, f"field {options.id_field!r}", "id-field")
+        if error is not None:
+            return Problem(shown, number, "bad-id", error)
+    return _sized_record(shown, number, text, options.max_bytes, doc_id)
 
 
-def _iter_jsonl(
-    path: str, field_name: str, encoding: str, max_bytes: int
-) -> Iterator[Document | Problem | _Blank]:
+def _iter_jsonl(path: str, options: _Options) -> Iterator[Document | Problem | _Blank]:
     shown = _display(path)
     try:
-        f, _ = _open_regular(path)
+        f, _ = open_input(path)
     except (OSError, _NotRegular) as err:
         yield _open_problem(shown, err)
         return
-    limit = _jsonl_line_limit(max_bytes)
+    number = 0
     try:
         sniffed = _sniff(f.peek(_SNIFF_BYTES)[:_SNIFF_BYTES])
         if sniffed:
             yield Problem(shown, None, *sniffed)
             return
-        for number, raw in enumerate(_bounded_lines(f, limit), start=1):
+        limit = _jsonl_line_limit(options.max_bytes)
+        for number, raw in jsonl_lines(f, options.max_bytes):
             if raw is None:
-                message = f"the line is longer than {limit} bytes, too long for a document of {max_bytes}"
+                message = (
+                    f"the line is longer than {limit} bytes, too long for a document of {options.max_bytes}"
+                )
                 yield Problem(shown, number, "too-large", f"{message}; {_limit_hint()}")
                 continue
-            if number == 1 and raw.startswith(codecs.BOM_UTF8):
-                raw = raw[len(codecs.BOM_UTF8) :]
-            raw = raw.rstrip(b"\r\n")
             try:
-                line = raw.decode(encoding)
+                line = raw.rstrip(b"\r\n").decode(options.encoding)
             except UnicodeDecodeError as err:
-                yield Problem(shown, number, "undecodable", _decode_error_message(raw, err, encoding)[1])
+                yield Problem(
+                    shown, number, "undecodable", _decode_error_message(raw, err, options.encoding)[1]
+                )
                 continue
             if not line.strip():
                 yield _Blank()
                 continue
-            yield _jsonl_record(shown, number, line, field_name, max_bytes)
+            yield _jsonl_record(shown, number, line, options)
+    except _read_errors() as err:
+        yield _damaged(shown, number + 1, err)
     except OSError as err:
         yield Problem(shown, None, "unreadable", f"reading stopped part way ({err.strerror or err})")
     finally:
@@ -701,22 +999,21 @@ class _CsvLines:
 
 
 def _csv_row(
-    shown: str,
-    start: int,
-    row: list[str],
-    header: list[str],
-    col: int,
-    column: str,
-    encoding: str,
-    max_bytes: int,
+    shown: str, start: int, row: list[str], header: list[str], cols: tuple[int, int | None], options: _Options
 ) -> Document | Problem:
-    """One CSV data row as a Document, or the Problem that keeps it out."""
-    if col >= len(row):
+    """One CSV data row as a Document, or the Problem that keeps it out.
+
+    ``cols`` are the positions of the text column and of the id column (None without ``--id-column``).
+    """
+    col, id_col = cols
+    needed = max(col, -1 if id_col is None else id_col)
+    if needed >= len(row):
+        missing = options.column if col >= len(row) else options.id_column
         return Problem(
             shown,
             start,
             "missing-column",
-            f"the row has {_fields(len(row))}, so no column {column!r} (the header has {len(header)})",
+            f"the row has {_fields(len(row))}, so no column {missing!r} (the header has {len(header)})",
         )
     if len(row) != len(header):
         return Problem(
@@ -727,15 +1024,26 @@ def _csv_row(
             "quote fields that contain the delimiter",
         )
     value = row[col]
-    if _has_escaped_bytes(value):
-        return Problem(
-            shown,
-            start,
-            "undecodable",
-            f"column {column!r} holds bytes that do not decode as {encoding}; "
-            "save the file as UTF-8 or pass --encoding",
-        )
-    return _sized_record(shown, start, value, max_bytes)
+    for name, cell in [
+        (options.column, value),
+        (options.id_column, row[id_col] if id_col is not None else ""),
+    ]:
+        if _has_escaped_bytes(cell):
+            return Problem(
+                shown,
+                start,
+                "undecodable",
+                f"column {name!r} holds bytes that do not decode as {options.encoding}; "
+                "save the file as UTF-8 or pass --encoding",
+            )
+    doc_id = None
+    if id_col is not None:
+        doc_id = row[id_col]
+        if not doc_id:
+            return Problem(
+                shown, start, "missing-id", f"column {options.id_column!r} is empty; give every row an id"
+            )
+    return _sized_record(shown, start, value, options.max_bytes, doc_id)
 
 
 def _unclosed_quote(shown: str, start: int, end: int, header_done: bool) -> Problem:
@@ -749,18 +1057,46 @@ def _unclosed_quote(shown: str, start: int, end: int, header_done: bool) -> Prob
     return Problem(shown, start, "bad-csv", f"{message}; close the quote")
 
 
-def _iter_csv(
-    path: str, column: str, encoding: str, max_bytes: int, delimiter: str | None
-) -> Iterator[Document | Problem | _Blank]:
+def _delimiter(path: str, delimiter: str | None) -> str:
+    """The delimiter given, or the one the file name suggests: a tab for ``.tsv`` (also compressed)."""
+    if delimiter is not None:
+        return delimiter
+    name = Path(path).name.lower()
+    compressed = compression_of(name)
+    return "\t" if Path(name[: -len(compressed)] if compressed else name).suffix == ".tsv" else ","
+
+
+def csv_rows(
+    path: str | os.PathLike,
+    encoding: str = "utf-8",
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    delimiter: str | None = None,
+) -> Iterator[tuple[int, list[str]] | Problem | None]:
+    """The records of a CSV file, header first, as ``(start line, fields)``; None for a blank line.
+
+    Fields hold bytes that do not decode as ``surrogateescape`` characters,
+    so encoding them back with the same error handler gives the bytes read.
+    An unclosed quote is reported and the lines it swallowed are read again
+    (in the header, reading stops); a record longer than the limit for
+    ``max_bytes`` stops reading, with a Problem.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with open(os.path.join(tmp, "a.csv"), "w", encoding="utf-8") as f:
+    ...         _ = f.write('id,text\\n1,"heavy\\nrain"\\n\\n2,sun\\n')
+    ...     list(csv_rows(os.path.join(tmp, "a.csv")))
+    [(1, ['id', 'text']), (2, ['1', 'heavy\\nrain']), None, (5, ['2', 'sun'])]
+    """
+    path = os.fspath(path)
     shown = _display(path)
-    if delimiter is None:
-        delimiter = "\t" if Path(path).suffix.lower() == ".tsv" else ","
+    delimiter = _delimiter(path, delimiter)
     try:
-        raw, _ = _open_regular(path)
+        raw, _ = open_input(path)
     except (OSError, _NotRegular) as err:
         yield _open_problem(shown, err)
         return
     old_limit = csv.field_size_limit()
+    lines: _CsvLines | None = None
     try:
         sniffed = _sniff(raw.peek(_SNIFF_BYTES)[:_SNIFF_BYTES])
         if sniffed:
@@ -775,8 +1111,7 @@ def _iter_csv(
         limit = _csv_record_limit(max_bytes)
         lines = _CsvLines(text, limit)
         reader = csv.reader(lines, delimiter=delimiter)
-        header: list[str] | None = None
-        col = -1
+        header_done = False
         while True:
             start = lines.start_record()
             try:
@@ -797,35 +1132,131 @@ def _iter_csv(
                 )
                 return
             if lines.ended:
-                yield _unclosed_quote(shown, start, lines.number, header is not None)
-                if header is None:
+                yield _unclosed_quote(shown, start, lines.number, header_done)
+                if not header_done:
                     return
                 lines.reread(start)
                 reader = csv.reader(lines, delimiter=delimiter)
                 continue
             if not row:
-                yield _Blank()
+                yield None
                 continue
-            if header is None:
-                header = row
-                if column not in header:
-                    names = ", ".join(header)
-                    yield Problem(
-                        shown,
-                        start,
-                        "missing-column",
-                        f"the header has no column {column!r} (columns: {names}); choose one with --column; "
-                        "no row of this file was read",
-                    )
-                    return
-                col = header.index(column)
-                continue
-            yield _csv_row(shown, start, row, header, col, column, encoding, max_bytes)
+            header_done = True
+            yield start, row
+    except _read_errors() as err:
+        yield _damaged(shown, lines.number + 1 if lines else None, err)
     except OSError as err:
         yield Problem(shown, None, "unreadable", f"reading stopped part way ({err.strerror or err})")
     finally:
         csv.field_size_limit(old_limit)
         raw.close()
+
+
+def _header_columns(
+    shown: str, start: int, header: list[str], options: _Options
+) -> tuple[int, int | None] | Problem:
+    """Where the text and id columns are in ``header``, or the Problem of a missing one."""
+    for name in (options.column, options.id_column):
+        if name is not None and name not in header:
+            names = ", ".join(header)
+            option = "--column" if name == options.column else "--id-column"
+            return Problem(
+                shown,
+                start,
+                "missing-column",
+                f"the header has no column {name!r} (columns: {names}); choose one with {option}; "
+                "no row of this file was read",
+            )
+    return header.index(options.column), None if options.id_column is None else header.index(
+        options.id_column
+    )
+
+
+def _iter_csv(path: str, options: _Options) -> Iterator[Document | Problem | _Blank]:
+    shown = _display(path)
+    header: list[str] | None = None
+    cols: tuple[int, int | None] = (-1, None)
+    for item in csv_rows(path, options.encoding, options.max_bytes, options.delimiter):
+        if item is None:
+            yield _Blank()
+        elif isinstance(item, Problem):
+            yield item
+        elif header is None:
+            start, header = item
+            found = _header_columns(shown, start, header, options)
+            if isinstance(found, Problem):
+                yield found
+                return
+            cols = found
+        else:
+            yield _csv_row(shown, item[0], item[1], header, cols, options)
+
+
+# ----- Parquet ----------------------------------------------------------------------------
+
+
+def _parquet_problem(shown: str, row: int | None, err: Exception) -> Problem:
+    where = f"reading stopped at row {row}; the rows before it were read" if row else "no row was read"
+    return Problem(shown, row, "damaged", f"cannot be read as Parquet ({err}); {where}")
+
+
+def _parquet_row(shown: str, row: int, text: object, own: object, options: _Options) -> Document | Problem:
+    """One Parquet row as a Document, or the Problem that keeps it out (``own``: its id column's value)."""
+    if not isinstance(text, str):
+        return Problem(
+            shown, row, "not-text", f"column {options.column!r} holds {_describe_json(text)}, not a string"
+        )
+    doc_id = None
+    if options.id_column is not None:
+        if own is None:
+            return Problem(
+                shown, row, "missing-id", f"column {options.id_column!r} is null; give every row an id"
+            )
+        doc_id, error = _own_id(own, f"column {options.id_column!r}", "id-column")
+        if error is not None:
+            return Problem(shown, row, "bad-id", error)
+    return _sized_record(shown, row, text, options.max_bytes, doc_id)
+
+
+def _iter_parquet(path: str, options: _Options) -> Iterator[Document | Problem]:
+    """The rows of a Parquet file, read in record batches of :data:`PARQUET_BATCH_ROWS`."""
+    shown = _display(path)
+    pq = optional_module("pyarrow.parquet", "pyarrow", "reading Parquet files")
+    errors = (sys.modules["pyarrow"].ArrowException, OSError, ValueError)  # what a damaged file raises
+    try:
+        f, _ = _open_regular(path)
+    except (OSError, _NotRegular) as err:
+        yield _open_problem(shown, err)
+        return
+    row = 0
+    with f:
+        try:
+            parquet = pq.ParquetFile(f)
+            names = parquet.schema_arrow.names
+        except errors as err:
+            yield _parquet_problem(shown, None, err)
+            return
+        for name in (options.column, options.id_column):
+            if name is not None and name not in names:
+                option = "--column" if name == options.column else "--id-column"
+                yield Problem(
+                    shown,
+                    None,
+                    "missing-parquet-column",
+                    f"no column {name!r} (columns: {', '.join(names)}); choose one with {option}; "
+                    "no row of this file was read",
+                )
+                return
+        columns = [options.column] + ([options.id_column] if options.id_column is not None else [])
+        try:
+            for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=columns):
+                texts = batch.column(0).to_pylist()
+                ids = batch.column(1).to_pylist() if options.id_column is not None else [None] * len(texts)
+                for text, own in zip(texts, ids):
+                    row += 1
+                    yield _parquet_row(shown, row, text, own, options)
+        except errors as err:
+            yield _parquet_problem(shown, row + 1, err)
 
 
 def iter_records(
@@ -837,11 +1268,14 @@ def iter_records(
     encoding: str = "utf-8",
     max_bytes: int = DEFAULT_MAX_BYTES,
     delimiter: str | None = None,
+    id_field: str | None = None,
+    id_column: str | None = None,
 ) -> Iterator[Document | Problem]:
     """Yield a :class:`Document` or a :class:`Problem` for every record of one input, in order.
 
     Blank lines and non-``.txt`` files in folders are passed over here;
-    :func:`read_inputs` counts them.
+    :func:`read_inputs` counts them, and checks that no two documents share
+    an id.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -850,25 +1284,35 @@ def iter_records(
     ...     [type(r).__name__ for r in iter_records(os.path.join(tmp, "a.csv"))]
     ['Document', 'Problem']
     """
-    for item in _iter_raw(path, fmt, field, column, encoding, max_bytes, delimiter, _Seen()):
+    options = _options(field, column, encoding, max_bytes, delimiter, id_field, id_column)
+    for item in _iter_raw(path, fmt, options, _Seen()):
         if isinstance(item, (Document, Problem)):
             yield item
 
 
-def _iter_raw(
-    path: str | os.PathLike,
-    fmt: str,
+def _options(
     field: str,
     column: str,
     encoding: str,
     max_bytes: int,
     delimiter: str | None,
-    seen: _Seen,
-) -> Iterator[Document | Problem | _Blank | _OtherFile]:
-    path = os.fspath(path)
+    id_field: str | None,
+    id_column: str | None,
+) -> _Options:
+    """The reading options, checked."""
     _check_encoding(encoding)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
         raise InputError(f"max_bytes must be a non-negative int (0 for no limit), got {max_bytes!r}")
+    for name, value in [("id_field", id_field), ("id_column", id_column)]:
+        if value is not None and (not isinstance(value, str) or not value):
+            raise InputError(f"{name} must be a non-empty name, got {value!r}")
+    return _Options(field, column, encoding, max_bytes, delimiter, id_field, id_column)
+
+
+def _iter_raw(
+    path: str | os.PathLike, fmt: str, options: _Options, seen: _Seen
+) -> Iterator[Document | Problem | _Blank | _OtherFile]:
+    path = os.fspath(path)
     if not os.path.lexists(path):
         raise InputError(f"no such file or folder: {_display(path)}")
     kind = detect_format(path, fmt)
@@ -876,17 +1320,19 @@ def _iter_raw(
     if os.path.isdir(path):
         if kind != "txt":
             raise InputError(f"{shown} is a folder; only folders of .txt files can be read")
-        yield from _iter_input_folder(path, shown, encoding, max_bytes, seen)
+        yield from _iter_input_folder(path, shown, options.encoding, options.max_bytes, seen)
         return
     again = seen.file(os.path.realpath(path), shown)
     if again:
         yield again
     elif kind == "txt":
-        yield _read_txt_file(path, shown, encoding, max_bytes)
+        yield _read_txt_file(path, shown, options.encoding, options.max_bytes)
     elif kind == "jsonl":
-        yield from _iter_jsonl(path, field, encoding, max_bytes)
+        yield from _iter_jsonl(path, options)
+    elif kind == "csv":
+        yield from _iter_csv(path, options)
     else:
-        yield from _iter_csv(path, column, encoding, max_bytes, delimiter)
+        yield from _iter_parquet(path, options)
 
 
 def _iter_input_folder(
@@ -909,7 +1355,9 @@ def _check_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise InputError("inputs must be a list of paths; wrap a single path in a list")
     if not paths:
-        raise InputError("no inputs given; name at least one folder of .txt files, .jsonl or .csv file")
+        raise InputError(
+            "no inputs given; name at least one folder of .txt files, .jsonl, .csv or .parquet file"
+        )
     shown: dict[str, str] = {}
     for p in paths:
         key = _display(p)
@@ -922,6 +1370,28 @@ def _check_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
     return [os.fspath(p) for p in paths]
 
 
+def _check_id_options(kinds: dict[str, str], id_field: str | None, id_column: str | None) -> None:
+    """Refuse an id option that no input can use: it is a mistake, not a default."""
+    if id_field is not None and "jsonl" not in kinds.values():
+        raise InputError("--id-field names a field of JSONL records, but no input is a JSONL file")
+    if id_column is not None and not {"csv", "parquet"} & set(kinds.values()):
+        raise InputError("--id-column names a CSV or Parquet column, but no input is a CSV or Parquet file")
+
+
+def _duplicate_id(doc: Document, first: Document) -> Problem:
+    return Problem(
+        doc.source,
+        doc.line,
+        "duplicate-id",
+        f"the id {doc.id!r} was given already to {first.id if first.line is None else _where(first)}; "
+        "ids must be unique, so this record was not read (give it its own id)",
+    )
+
+
+def _where(doc: Document) -> str:
+    return doc.source if doc.line is None else f"{doc.source}:{doc.line}"
+
+
 def read_inputs(
     paths: Sequence[str | os.PathLike],
     *,
@@ -931,14 +1401,17 @@ def read_inputs(
     encoding: str = "utf-8",
     max_bytes: int = DEFAULT_MAX_BYTES,
     delimiter: str | None = None,
+    id_field: str | None = None,
+    id_column: str | None = None,
     progress: Iterable | None = None,
 ) -> ReadReport:
     """Read every input into one :class:`ReadReport`, in the order given.
 
     Raises :class:`InputError` before reading anything when an input does
-    not exist, is given twice, or has a format that cannot be told; also
-    when two records would get the same id. Per-record trouble never
-    raises: it becomes a :class:`Problem`.
+    not exist, is given twice, has a format that cannot be told or needs a
+    package that is missing, or when an id option applies to no input.
+    Per-record trouble never raises: it becomes a :class:`Problem`; so does
+    a document whose id an earlier one has (``duplicate-id``).
 
     ``progress``, if given, is a callable taking an iterable and returning
     one (such as ``tqdm``); records are passed through it.
@@ -953,23 +1426,24 @@ def read_inputs(
     (2, {'binary': 1})
     """
     checked = _check_inputs(paths)
-    for p in checked:  # fail on an unknown format before anything is read
-        detect_format(p, fmt)
+    options = _options(field, column, encoding, max_bytes, delimiter, id_field, id_column)
+    # fail on an unknown format or a missing package before anything is read
+    kinds = {_display(p): detect_format(p, fmt) for p in checked}
+    _check_id_options(kinds, id_field, id_column)
     report = ReadReport()
-    seen: set[str] = set()  # document ids
+    report.sources = {_display(p): InputFile(p, kinds[_display(p)]) for p in checked if not os.path.isdir(p)}
+    first_with: dict[str, Document] = {}  # each id, and the document that has it
     read_already = _Seen()
     for p in checked:
-        items: Iterable = _iter_raw(p, fmt, field, column, encoding, max_bytes, delimiter, read_already)
+        items: Iterable = _iter_raw(p, fmt, options, read_already)
         if progress is not None:
             items = progress(items)
         for item in items:
             if isinstance(item, Document):
-                if item.id in seen:
-                    raise InputError(
-                        f"two documents would get the id {item.id}; give each input once, "
-                        "and not a folder together with a file inside it"
-                    )
-                seen.add(item.id)
+                if item.id in first_with:
+                    report.problems.append(_duplicate_id(item, first_with[item.id]))
+                    continue
+                first_with[item.id] = item
                 report.documents.append(item)
             elif isinstance(item, Problem):
                 report.problems.append(item)
