@@ -27,6 +27,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -226,8 +228,12 @@ def _marked(text_words: Sequence[str], shared: frozenset[str], settings: Setting
         if window in shared:  # a running count: +1 where a shared window starts, -1 past its end
             covered[start] += 1
             covered[start + k] -= 1
-    inside = np.cumsum(covered[:-1]) > 0
-    parts = [f"<mark>{html.escape(u)}</mark>" if mark else html.escape(u) for u, mark in zip(units, inside)]
+    inside = (np.cumsum(covered[:-1]) > 0).tolist()
+    runs = [
+        (mark, sep.join(html.escape(u) for u, _ in run))
+        for mark, run in groupby(zip(units, inside), itemgetter(1))
+    ]
+    parts = [f"<mark>{text}</mark>" if mark else text for mark, text in runs]
     more = len(text_words) - HTML_WORDS
     return sep.join(parts) + (f" … ({more} more words)" if more > 0 else "")
 
