@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs clean
+.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs bench-peers clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -59,6 +59,17 @@ labs: $(STAMP)
 execute: $(STAMP)
 	$(BIN)/python tools/execute_notebooks.py book/*.ipynb labs/solutions/*.ipynb
 	$(BIN)/python tools/make_labs.py
+
+# The peers (datatrove, text-dedup) side by side with the package and datasketch/rensa, end to
+# end; they get an environment of their own under benchmarks/ and the table lands in its README.
+PEERS := benchmarks/.peers
+$(PEERS)/.installed: benchmarks/peers-requirements.txt
+	test -x $(PEERS)/bin/python || $(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/python -m pip install --quiet -r benchmarks/peers-requirements.txt
+	touch $@
+
+bench-peers: $(STAMP) $(PEERS)/.installed
+	$(BIN)/python benchmarks/bench_peers.py --peers-python $(PEERS)/bin/python --update-readme
 
 clean:
 	rm -rf _build .jupyter_cache
