@@ -6,6 +6,7 @@ Reading order:
 * :func:`article_body` and :func:`raw_word_shingles`: teaching views of a text.
 * :func:`n_pairs` and :class:`PairCost`/:func:`pair_cost`: the one measured cost of an exact
   comparison that every chapter projecting all-pairs time uses.
+* :func:`stage_lines`: a dedup run's per-stage statistics, one printable line per stage.
 * :func:`shingle_counts`, :func:`speed_ratio`, :func:`rmse`, :func:`id_pairs`: weighted
   shingles for SimHash, a speed-up as text, an estimate's error, pairs of id sets with a
   known similarity (Part V).
@@ -214,3 +215,25 @@ def id_pairs(size: int, similarity: float, count: int, seed: int) -> IdPairs:
     second = np.concatenate([pool[:, :shared], pool[:, size:]], axis=1)
     ids = np.stack([pool[:, :size], second], axis=1).reshape(-1)
     return IdPairs(ids, np.full(2 * count, size), shared / (2 * size - shared))
+
+
+def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
+    """One line per stage of a ``DedupResult.stats``: its counts, then its time with a unit.
+
+    A stage whose time is counted in the line above it (banding and verification run
+    interleaved) says so instead of showing zero.
+
+    >>> lines = stage_lines({"exact": {"documents": 3, "copies": 1, "seconds": 0.0012},
+    ...                      "verified": {"pairs": 2, "seconds": 0.0}})
+    >>> lines[0].split()
+    ['exact', 'documents', '3,', 'copies', '1', '1.2', 'ms']
+    >>> lines[1].split()[:3], lines[1].endswith("(in the line above)")
+    (['verified', 'pairs', '2'], True)
+    """
+    lines = []
+    for stage, values in stats.items():
+        counts = ", ".join(f"{name} {int(v):,}" for name, v in values.items() if name != "seconds")
+        seconds = values.get("seconds", 0.0)
+        took = duration(seconds) if seconds else "(in the line above)"
+        lines.append(f"{stage:<11} {counts:<50} {took}")
+    return lines
