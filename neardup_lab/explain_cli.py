@@ -1,0 +1,208 @@
+"""``neardup-lab explain`` and ``dedup --why``: the command-line side of :mod:`neardup_lab.explain`.
+
+``neardup-lab explain A B`` compares two files (or ``--text "..." --text "..."``)
+under the settings ``dedup`` would use, and prints every step's evidence
+(:class:`~neardup_lab.explain.Explanation`). With ``--why``, ``dedup`` adds to each
+removed document the pair that tied it to its cluster (:func:`~neardup_lab.explain.ties`):
+:func:`why_fields` gives the fields of the cluster file, :func:`why_summary` the lines
+printed.
+
+>>> import argparse
+>>> commands = argparse.ArgumentParser(prog="neardup-lab").add_subparsers(dest="command")
+>>> parser = add_explain_command(commands)
+>>> args = commands.choices["explain"].parse_args(["--text", "Rain today.", "--text", "rain TODAY"])
+>>> run_explain(args, Console(quiet=False))  # doctest: +ELLIPSIS
+a: --text 'Rain today.'
+b: --text 'rain TODAY'
+words:            a 2, b 2 (after normalisation)
+...
+verdict:          exact copies: equal after normalisation, joined by the exact pass
+...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+
+from .console import Console, plural, posix
+from .explain import SHOWN_SHARED, explain, ties
+from .pipeline import DedupResult
+from .readers import DEFAULT_MAX_BYTES, InputError, read_inputs
+from .settings import Settings
+
+__all__ = ["add_explain_command", "run_explain", "WHY_COLUMNS", "why_fields", "why_summary"]
+
+#: The fields ``--why`` adds to each removed document of the cluster output (CSV columns, in order).
+WHY_COLUMNS = ("tied_to", "tied_to_index", "jaccard", "exact", "steps")
+_WHY_SHOWN = 20  # removed documents listed on the console; --out writes them all
+
+_EXPLAIN_EPILOG = """\
+examples:
+  neardup-lab explain news/a.txt news/b.txt
+  neardup-lab explain --text "Heavy rain closed the road" --text "heavy rain closed the bridge" -k 2
+  neardup-lab explain a.txt b.txt --threshold 0.7 --bands 20 --rows 5 --shared 20
+
+The settings are those of `neardup-lab dedup` and take the same options, so the
+answer is what a dedup of the two texts would do with them.
+"""
+
+
+# ----- neardup-lab explain ---------------------------------------------------------------
+
+
+def add_explain_command(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``explain`` to the subcommands of ``neardup-lab``; return its parser.
+
+    The settings options are the ones ``dedup`` takes, added by the same function.
+
+    >>> commands = argparse.ArgumentParser().add_subparsers(dest="command")
+    >>> add_explain_command(commands).parse_args(["a.txt", "b.txt", "-k", "3"]).k
+    3
+    """
+    # cli, commands and outputs import this module, so it imports from them only when called.
+    from .cli import _add_hash_options, _byte_size, _whole
+
+    p = commands.add_parser(
+        "explain",
+        help="show why two texts are, or are not, paired by dedup: shingles, MinHash, bands, verification",
+        description="Show the evidence dedup weighs for one pair of texts, step by step.",
+        epilog=_EXPLAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    g = p.add_argument_group("input")
+    g.add_argument("files", nargs="*", metavar="FILE", help="two text files, each read whole as one text")
+    g.add_argument(
+        "--text", action="append", metavar="TEXT", help="a text to compare; give it twice instead of files"
+    )
+    g.add_argument("--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
+    g.add_argument(
+        "--max-bytes",
+        type=_byte_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help=f"refuse a file larger than N bytes (default: {DEFAULT_MAX_BYTES}; 0: no limit)",
+    )
+    _add_hash_options(p, from_index=False)
+    g = p.add_argument_group("output")
+    g.add_argument(
+        "--shared",
+        type=_whole,
+        default=SHOWN_SHARED,
+        metavar="N",
+        help=f"list the first N shared shingles (default: {SHOWN_SHARED})",
+    )
+    p.set_defaults(run=run_explain, parser=p)
+    return p
+
+
+def _quoted(text: str) -> str:
+    """A ``--text`` value as shown in the output, cut short when long."""
+    return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
+
+
+def _read_file(path: str, args: argparse.Namespace) -> str:
+    """The whole text of the file ``path``, read as ``dedup`` reads a .txt file."""
+    if os.path.isdir(path):
+        raise InputError(f"{posix(path)} is a folder; explain compares two files")
+    report = read_inputs([path], fmt="txt", encoding=args.encoding, max_bytes=args.max_bytes)
+    if report.problems:
+        raise InputError(f"cannot compare {report.problems[0]}")
+    return report.documents[0].text
+
+
+def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The two texts to compare, each with the label that names it: two files, or two ``--text``."""
+    files, texts = args.files, args.text or []
+    if files and texts:
+        raise InputError("give two files or two --text options, not a mix of both")
+    if len(files) + len(texts) != 2:
+        got = f"{plural(len(files), 'file')}" if files else f"{len(texts)} --text"
+        raise InputError(f"explain compares two texts: give two files, or --text twice; got {got}")
+    if files:
+        return [(posix(path), _read_file(path, args)) for path in files]
+    return [(f"--text {_quoted(text)}", text) for text in texts]
+
+
+def run_explain(args: argparse.Namespace, console: Console) -> int:
+    """``neardup-lab explain``: print the evidence for one pair of texts; exit code 0.
+
+    A setting :class:`~neardup_lab.settings.Settings` refuses, a wrong number of
+    texts, or a file that cannot be read is an :class:`~neardup_lab.readers.InputError`
+    (``neardup-lab`` prints it and exits with 2).
+
+    >>> commands = argparse.ArgumentParser().add_subparsers(dest="command")
+    >>> args = add_explain_command(commands).parse_args(["--text", "a b", "--text", "a c", "-k", "1"])
+    >>> run_explain(args, Console(quiet=False))  # doctest: +ELLIPSIS
+    a: --text 'a b'
+    b: --text 'a c'
+    words:            a 2, b 2 (after normalisation)
+    1-word shingles:  a 2, b 2, shared 1, together 3
+    exact Jaccard:    1 / 3 = 0.3333 (threshold 0.8)
+    ...
+    0
+    """
+    from .commands import EXIT_OK, given_settings  # imported when called, as in add_explain_command
+
+    (label_a, a), (label_b, b) = _texts(args)
+    try:
+        settings = Settings(**given_settings(args))
+    except (TypeError, ValueError) as err:
+        raise InputError(str(err)) from None
+    if args.shared < 0:
+        raise InputError(f"--shared must be 0 or more, got {args.shared}")
+    console.say(f"a: {label_a}")
+    console.say(f"b: {label_b}")
+    for line in explain(a, b, settings).lines(shown=args.shared):
+        console.say(line)
+    return EXIT_OK
+
+
+# ----- dedup --why -----------------------------------------------------------------------
+
+
+def why_fields(result: DedupResult, docs: Sequence[str], ids: Sequence[str]) -> dict[int, dict[str, object]]:
+    """For each document ``result`` removed, by index, the :data:`WHY_COLUMNS` of the cluster output.
+
+    ``tied_to`` is the id of the document it was paired with (one pair closer to
+    the keeper), ``tied_to_index`` its index, ``jaccard`` their exact Jaccard
+    similarity, ``exact`` whether they are exact copies, ``steps`` how many pairs
+    lead from it to its keeper. See :func:`~neardup_lab.explain.ties`.
+
+    >>> from neardup_lab.pipeline import dedup
+    >>> docs = ["a b c d e f g h", "a b c d e f g x", "A B C D E F G X"]
+    >>> why_fields(dedup(docs, threshold=0.6, k=1), docs, ["x.txt", "y.txt", "z.txt"])[2]
+    {'tied_to': 'y.txt', 'tied_to_index': 1, 'jaccard': 1.0, 'exact': True, 'steps': 2}
+    """
+    if len(ids) != len(docs):
+        raise ValueError(f"got {len(ids)} ids for {len(docs)} documents; give one id per document")
+    return {
+        tie.document: dict(
+            zip(
+                WHY_COLUMNS,
+                (ids[tie.neighbour], tie.neighbour, round(tie.jaccard, 6), tie.exact_copy, tie.steps),
+            )
+        )
+        for tie in ties(result, docs)
+    }
+
+
+def why_summary(console: Console, why: dict[int, dict[str, object]], ids: Sequence[str]) -> None:
+    """Print the first removed documents with the pair that tied each to its cluster.
+
+    >>> why_summary(Console(quiet=False), {2: {"tied_to": "y.txt", "jaccard": 0.8, "exact": False,
+    ...                                       "steps": 2}}, ["x.txt", "y.txt", "z.txt"])
+    why removed (each document, the one it was paired with, and their exact Jaccard):
+      z.txt ~ y.txt (Jaccard 0.800), 2 pairs from its keeper
+    """
+    if not why:
+        return
+    console.say("why removed (each document, the one it was paired with, and their exact Jaccard):")
+    for doc, fields in list(why.items())[:_WHY_SHOWN]:
+        how = "exact copy" if fields["exact"] else f"Jaccard {fields['jaccard']:.3f}"
+        far = f", {fields['steps']} pairs from its keeper" if fields["steps"] != 1 else ""
+        console.say(f"  {ids[doc]} ~ {fields['tied_to']} ({how}){far}")
+    if len(why) > _WHY_SHOWN:
+        console.say(f"  ... and {len(why) - _WHY_SHOWN} more; --out PATH writes them all")
