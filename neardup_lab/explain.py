@@ -103,12 +103,12 @@ class Explanation:
 
     @property
     def joined(self) -> bool:
-        """True when dedup pairs these two directly: as exact copies, or as a verified candidate."""
+        """True when dedup pairs these two directly, as exact copies or as a verified candidate."""
         return self.exact_copy or (self.candidate and self.verified)
 
     @property
     def verdict(self) -> str:
-        """One sentence: what dedup does with the pair, and which step decides it."""
+        """One sentence that says what dedup does with the pair, and which step decides it."""
         if self.exact_copy:
             return "exact copies: equal after normalisation, joined by the exact pass"
         if self.candidate and self.verified:
