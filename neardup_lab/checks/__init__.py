@@ -22,7 +22,21 @@ True
 
 from __future__ import annotations
 
-from ._core import _TALLY, LABS, CheckResult, Failure, Summary, _answer_name, grade, reset, summary  # noqa: F401  (used by the tests)
+from ._core import (  # noqa: F401  (_TALLY and _answer_name are used by the tests)
+    _TALLY,
+    CONTAINER_RULE,
+    LABS,
+    POINTS,
+    CheckResult,
+    Failure,
+    Summary,
+    _answer_name,
+    grade,
+    grading,
+    grading_mode,
+    reset,
+    summary,
+)
 from .lab1_text import check_char_shingles, check_jaccard, check_normalize, check_word_shingles
 from .lab2_minhash import (
     MINHASH_PRIME,
@@ -32,12 +46,14 @@ from .lab2_minhash import (
     check_minhash_signature,
 )
 from .lab3_lsh import check_candidate_pairs, check_choose_bands_rows, check_s_curve, check_target_choice
-from .lab4_dedup import DEDUP_TARGETS, check_clusters, check_dedup, check_precision_recall
+from .lab4_dedup import DEDUP_TARGETS, check_clusters, check_dedup, check_precision_recall, check_verify_pairs
 from .lab5_simhash import check_block_index, check_hamming, check_simhash
 
 __all__ = [
+    "CONTAINER_RULE",
     "DEDUP_TARGETS",
     "LABS",
+    "POINTS",
     "MINHASH_PRIME",
     "CheckResult",
     "Failure",
@@ -59,8 +75,11 @@ __all__ = [
     "check_s_curve",
     "check_simhash",
     "check_target_choice",
+    "check_verify_pairs",
     "check_word_shingles",
     "grade",
+    "grading",
+    "grading_mode",
     "reset",
     "summary",
 ]

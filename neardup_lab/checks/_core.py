@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import numbers
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
@@ -38,6 +39,7 @@ LABS: dict[str, dict[str, str]] = {
     "lab04": {
         "check_precision_recall": "my_precision_recall",
         "check_clusters": "group_pairs",
+        "check_verify_pairs": "verify_pairs",
         "check_dedup": "submission",
     },
     "lab05": {
@@ -45,6 +47,29 @@ LABS: dict[str, dict[str, str]] = {
         "check_simhash": "my_simhash",
         "check_block_index": "BlockIndex",
     },
+}
+
+#: Points each check is worth when a notebook is graded, shared evenly by its cases.
+POINTS: dict[str, int] = {
+    "check_normalize": 2,
+    "check_word_shingles": 3,
+    "check_char_shingles": 2,
+    "check_jaccard": 2,
+    "check_minhash_signature": 4,
+    "check_estimate_similarity": 2,
+    "check_measure_error": 3,
+    "check_k_for_error": 1,
+    "check_s_curve": 2,
+    "check_candidate_pairs": 4,
+    "check_choose_bands_rows": 3,
+    "check_target_choice": 1,
+    "check_precision_recall": 2,
+    "check_clusters": 3,
+    "check_verify_pairs": 2,
+    "check_dedup": 4,
+    "check_hamming": 1,
+    "check_simhash": 3,
+    "check_block_index": 5,
 }
 
 _SHOW_LIMIT = 240  # characters of a value shown in a report
@@ -384,7 +409,16 @@ def _run_case(case: _Case, target: str, result: CheckResult) -> None:
         problem = judge(got)
     except Exception as exc:  # an answer of a shape the judge cannot read
         problem = f"could not read the answer ({type(exc).__name__}: {exc})"
-    if problem is not None:
+    changed = getattr(case.call, "changed", "")
+    if changed:
+        note = (
+            f"note: {target} changed its input ({changed}); the caller may still need it, so "
+            "work on a copy or build a new value"
+        )
+        problem = note if problem is None else f"{problem}; {note}" if problem else note
+        hint = case.hint or "Leave the arguments as they came."
+        result.failures.append(Failure(case.name, case.input, expected, _show(got), hint, problem))
+    elif problem is not None:
         result.failures.append(Failure(case.name, case.input, expected, _show(got), case.hint, problem))
 
 
@@ -431,9 +465,96 @@ def _copy(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _call(func: Callable, *args: Any, **kwargs: Any) -> Callable[[], Any]:
-    args, kwargs = _copy(args), _copy(kwargs)
-    return lambda: func(*_copy(args), **_copy(kwargs))
+def _same_value(a: Any, b: Any) -> bool:
+    """Equality that also works for numpy arrays inside containers."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same_value, a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # values that do not compare: treat as changed
+        return False
+
+
+class _Call:
+    """Calls ``func`` on fresh copies of the arguments and notes whether it changed them."""
+
+    def __init__(self, func: Callable, args: tuple, kwargs: dict) -> None:
+        self.func, self.args, self.kwargs = func, _copy(args), _copy(kwargs)
+        self.changed = ""
+
+    def __call__(self) -> Any:
+        args, kwargs = _copy(self.args), _copy(self.kwargs)
+        try:
+            return self.func(*args, **kwargs)
+        finally:
+            names = [f"argument {i + 1}" for i in range(len(args))] + [f"argument {k!r}" for k in kwargs]
+            sent = [*self.args, *self.kwargs.values()]
+            after = [*args, *kwargs.values()]
+            changed = [name for name, x, y in zip(names, sent, after) if not _same_value(x, y)]
+            self.changed = " and ".join(changed)
+
+
+def _call(func: Callable, *args: Any, **kwargs: Any) -> _Call:
+    return _Call(func, args, kwargs)
+
+
+# ------------------------------------------------------- container rules
+
+#: The one rule for collections, in every lab (quoted in reports).
+CONTAINER_RULE = (
+    "Return a set (set or frozenset) where order means nothing and repeats are not allowed, "
+    "and a list or tuple (or a numpy array) where positions matter; never a generator or an "
+    "iterator, which can be read only once and has no len()."
+)
+
+
+def _as_set(got: Any, what: str = "a set") -> set:
+    """``got`` as a set, or ValueError naming what came back instead."""
+    if isinstance(got, (set, frozenset)):
+        return set(got)
+    raise ValueError(f"return {what} (set or frozenset), not a {type(got).__name__}")
+
+
+def _as_sequence(got: Any, what: str = "a list") -> Sequence | np.ndarray:
+    """``got`` if it is a list, tuple or numpy array, else ValueError naming what came back."""
+    if isinstance(got, (list, tuple, np.ndarray)):
+        return got
+    if isinstance(got, Iterator) or type(got).__name__ == "generator":
+        raise ValueError(
+            f"return {what}, not a {type(got).__name__}: it can be read only once and has no len()"
+        )
+    raise ValueError(f"return {what} (list, tuple or numpy array), not a {type(got).__name__}")
+
+
+# ------------------------------------------------------- grading mode
+
+_GRADING = [False]
+
+
+@contextlib.contextmanager
+def grading_mode() -> Iterator[None]:
+    """Inside this block every check adds its grading-only cases (other seeds, another corpus).
+
+    >>> with grading_mode():
+    ...     grading()
+    True
+    >>> grading()
+    False
+    """
+    _GRADING[0] = True
+    try:
+        yield
+    finally:
+        _GRADING[0] = False
+
+
+def grading() -> bool:
+    """Whether checks run in :func:`grading_mode`."""
+    return _GRADING[0]
 
 
 def _article(seed: int, n_words: int = 60) -> str:

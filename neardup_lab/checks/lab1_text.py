@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from ..corpus import replace_words
 from ..text import char_shingles, jaccard, normalize, word_shingles
-from ._core import CheckResult, _article, _article_input, _call, _Case, _run, _show
+from ._core import CheckResult, _article, _article_input, _call, _Case, _run, _show, grading
 
 
 def check_normalize(func: Callable[[str], str]) -> CheckResult:
@@ -14,7 +14,7 @@ def check_normalize(func: Callable[[str], str]) -> CheckResult:
 
     >>> from neardup_lab import normalize
     >>> check_normalize(normalize).passed
-    PASS check_normalize: all 12 cases pass
+    PASS check_normalize: all 13 cases pass
     True
     """
     spaces = "Collapse every run of whitespace to one space, and strip both ends: ' '.join(text.split())."
@@ -44,21 +44,29 @@ def check_normalize(func: Callable[[str], str]) -> CheckResult:
         ),
         ("empty text", "", "", "An empty text normalises to the empty string."),
         ("only punctuation", "?! … ---", "", punct),
+        (
+            "underscore",
+            "snake_case and CamelCase",
+            "snake case and camelcase",
+            "The underscore is punctuation too (category Pc), although regular expressions count it "
+            "as a word character (\\w). " + punct,
+        ),
     ]
     cases = [
         _Case(name, f"text={text!r}", _call(func, text), expected, hint=hint)
         for name, text, expected, hint in hand
     ]
-    text = _article(11, 40)
-    cases.append(
-        _Case(
-            "news article",
-            _article_input(11, 40),
-            _call(func, text),
-            normalize(text),
-            hint="Compare with the reference: neardup_lab.normalize.",
+    for seed in (11, 111, 112) if grading() else (11,):
+        text = _article(seed, 40)
+        cases.append(
+            _Case(
+                "news article" if seed == 11 else f"news article (seed {seed})",
+                _article_input(seed, 40),
+                _call(func, text),
+                normalize(text),
+                hint="Compare your output with the expected text word by word: which characters differ?",
+            )
         )
-    )
     return _run("check_normalize", func, cases)
 
 
@@ -69,7 +77,7 @@ def _shingle_cases(
         _Case(name, f"text={text!r}, k={k}", _call(func, text, k), expected, hint=hint)
         for name, text, k, expected, hint in hand
     ]
-    for seed, k in ((3, 5), (4, 2)):
+    for seed, k in ((3, 5), (4, 2), (103, 4), (104, 1)) if grading() else ((3, 5), (4, 2)):
         text = _article(seed)
         cases.append(
             _Case(
@@ -89,6 +97,15 @@ def _shingle_cases(
             hint="Raise ValueError when k < 1: a shingle needs at least one token.",
         )
     )
+    cases.append(
+        _Case(
+            "negative k is an error",
+            "text='a b c', k=-1",
+            _call(func, "a b c", -1),
+            raises=ValueError,
+            hint="Every k below 1 is an error, not only 0.",
+        )
+    )
     return cases
 
 
@@ -97,7 +114,7 @@ def check_word_shingles(func: Callable[[str, int], set[str]]) -> CheckResult:
 
     >>> from neardup_lab import word_shingles
     >>> check_word_shingles(word_shingles).passed
-    PASS check_word_shingles: all 10 cases pass
+    PASS check_word_shingles: all 11 cases pass
     True
     """
     norm = "Normalise first (lower case, punctuation to spaces), then split into words."
@@ -137,7 +154,7 @@ def check_char_shingles(func: Callable[[str, int], set[str]]) -> CheckResult:
 
     >>> from neardup_lab import char_shingles
     >>> check_char_shingles(char_shingles).passed
-    PASS check_char_shingles: all 10 cases pass
+    PASS check_char_shingles: all 11 cases pass
     True
     """
     norm = "Shingle the normalised text (lower case, punctuation to spaces, single spaces)."
@@ -205,14 +222,15 @@ def check_jaccard(func: Callable[[set, set], float]) -> CheckResult:
         _Case(name, f"a={_show(a)}, b={_show(b)}", _call(func, a, b), expected, hint=hint)
         for name, a, b, expected, hint in hand
     ]
-    a, b = word_shingles(_article(5), 3), word_shingles(replace_words(_article(5), 4, seed=1), 3)
-    cases.append(
-        _Case(
-            "an article and an edited copy",
-            "a=word_shingles(article, 3), b=the same after replacing 4 words",
-            _call(func, a, b),
-            jaccard(a, b),
-            hint=formula,
+    for seed in (5, 105) if grading() else (5,):
+        a, b = word_shingles(_article(seed), 3), word_shingles(replace_words(_article(seed), 4, seed=1), 3)
+        cases.append(
+            _Case(
+                "an article and an edited copy" + ("" if seed == 5 else f" (seed {seed})"),
+                "a=word_shingles(article, 3), b=the same after replacing 4 words",
+                _call(func, a, b),
+                jaccard(a, b),
+                hint=formula,
+            )
         )
-    )
     return _run("check_jaccard", func, cases)

@@ -13,7 +13,7 @@ from ..corpus import replace_words
 from ..hashing import stable_hash
 from ..minhash import estimate_jaccard
 from ..text import jaccard, word_shingles
-from ._core import CheckResult, _article, _call, _Case, _run, _show
+from ._core import CheckResult, _article, _as_sequence, _call, _Case, _run, _show, grading
 
 #: The prime of the lab's hash functions ``h(x) = (a*x + b) mod P``.
 MINHASH_PRIME = 2**61 - 1
@@ -35,9 +35,10 @@ def _lab_estimate(sig_a: list[int], sig_b: list[int]) -> float:
 
 
 def _as_int_list(got: Any) -> list[int]:
-    if isinstance(got, (str, bytes)) or not isinstance(got, (Iterable, np.ndarray)):
-        raise TypeError(f"expected a list of ints, got {type(got).__name__}")
-    return [int(v) for v in got]
+    values = _as_sequence(got, "a list of ints")
+    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values):
+        raise ValueError("every value of a signature is an int")
+    return [int(v) for v in values]
 
 
 def _builtin_hash_signatures(shingles: Iterable[str], params: list[tuple[int, int]]) -> list[list[int]]:
@@ -56,7 +57,10 @@ def _signature_judge(
     builtin = _builtin_hash_signatures(shingles, list(params)) if shingles else []
 
     def judge(got: Any) -> str | None:
-        values = _as_int_list(got)
+        try:
+            values = _as_int_list(got)
+        except ValueError as exc:
+            return str(exc)
         if len(values) != len(expected):
             return f"a signature needs one value per hash function: {len(expected)}, got {len(values)}"
         if values == expected:
@@ -92,8 +96,9 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
         "changes from one Python process to the next (PYTHONHASHSEED)."
     )
     three = {"heavy rain", "in the city", "rain in the"}
-    article = word_shingles(_article(21), 3)
-    params16 = _lab_hash_parameters(16, 3)
+    article_seed, params_seed = (121, 13) if grading() else (21, 3)
+    article = word_shingles(_article(article_seed), 3)
+    params16 = _lab_hash_parameters(16, params_seed)
     hand = [
         # Values written out by hand from stable_hash: the same on every machine.
         ("one shingle, a=1, b=0", {"heavy rain"}, [(1, 0)], [398839195375815907], stable),
@@ -133,8 +138,8 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
     cases.append(
         _Case(
             "an article, 16 hash functions",
-            "shingles=word_shingles(make_article(seed=21, n_words=60), 3), "
-            "params=hash_parameters(16, seed=3)",
+            f"shingles=word_shingles(make_article(seed={article_seed}, n_words=60), 3), "
+            f"params=hash_parameters(16, seed={params_seed})",
             _call(func, article, params16),
             _lab_signature(article, params16),
             judge=_signature_judge(_lab_signature(article, params16), article, params16),
@@ -149,7 +154,10 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
 
     def estimate_close(got: Any) -> str | None:
         sig_b = _lab_signature(b, params)
-        values = _as_int_list(got)
+        try:
+            values = _as_int_list(got)
+        except ValueError as exc:
+            return str(exc)
         if len(values) != len(sig_b):
             return f"expected {len(sig_b)} values, got {len(values)}"
         estimate = _lab_estimate(values, sig_b)
