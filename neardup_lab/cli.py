@@ -6,8 +6,11 @@ Two commands::
     neardup-lab index build|add|query|info INDEX [INPUT...]
 
 Inputs are folders of ``.txt`` files, JSONL files (one JSON object per line,
-text in ``--field``) and CSV files (with a header row, text in ``--column``);
-see :mod:`neardup_lab.readers`. The saved index is described in
+text in ``--field``), CSV files (with a header row, text in ``--column``),
+any of these compressed (``.gz``, ``.zst``), and Parquet files (text in
+``--column``); records may carry their own ids (``--id-field``,
+``--id-column``); see :mod:`neardup_lab.readers`. ``--keep-out`` writes the
+deduplicated data itself, in the inputs' format. The saved index is described in
 :mod:`neardup_lab.store`.
 
 This module is the parsing: the argument tree, its help texts and the
@@ -56,6 +59,7 @@ _DEFAULTS = {f.name: f.default for f in dataclasses.fields(Settings)}
 _MAIN_EPILOG = """\
 examples:
   neardup-lab dedup news/ --out clusters.jsonl
+  neardup-lab dedup data.jsonl --id-field id --keep-out deduped.jsonl
   neardup-lab dedup articles.jsonl --field body --threshold 0.7 --explain
   neardup-lab dedup posts.csv --column text --shingle char --shingle-size 4 --out clusters.csv
   neardup-lab index build news.idx day1.jsonl
@@ -71,6 +75,8 @@ examples:
   neardup-lab dedup news/                                  folder of .txt files, summary only
   neardup-lab dedup news/ --out clusters.jsonl             one JSON line per cluster
   neardup-lab dedup a.jsonl b.jsonl --field body --out clusters.csv
+  neardup-lab dedup crawl.jsonl.zst --id-field meta.url --keep-out deduped.jsonl.zst
+  neardup-lab dedup shard.parquet --column text --id-column id --keep-out kept.parquet
   neardup-lab dedup posts.csv --column text --keep longest --explain
   neardup-lab dedup notes/ --shingle char --shingle-size 4 --threshold 0.7
 
@@ -105,6 +111,7 @@ The settings given here are stored in the index and used by every later add and 
 examples:
   neardup-lab index add news.idx day2.jsonl
   neardup-lab index add news.idx day2.jsonl --out day2-matches.csv
+  neardup-lab index add news.idx day2.jsonl --id-field id --new-out day2-new.jsonl
   neardup-lab index add news.idx today.jsonl --id-prefix 2026-03-02/
 
 Document ids must be new: adding the same file twice is refused, and nothing changes.
@@ -183,7 +190,8 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         "inputs",
         nargs="+",
         metavar="INPUT",
-        help="folders of .txt files, .jsonl/.ndjson files, .csv/.tsv files",
+        help="folders of .txt files, .jsonl/.ndjson files, .csv/.tsv files (each also as .gz or .zst), "
+        ".parquet files",
     )
     g.add_argument(
         "--format",
@@ -192,7 +200,18 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         help="how to read files (default: from the file name)",
     )
     g.add_argument("--field", default="text", help="JSONL field holding the text (default: text)")
-    g.add_argument("--column", default="text", help="CSV column holding the text (default: text)")
+    g.add_argument("--column", default="text", help="CSV or Parquet column holding the text (default: text)")
+    g.add_argument(
+        "--id-field",
+        metavar="FIELD",
+        help="JSONL field holding each record's own id, a dotted path for nested fields such as meta.id "
+        "(default: ids are path:line)",
+    )
+    g.add_argument(
+        "--id-column",
+        metavar="COLUMN",
+        help="CSV or Parquet column holding each record's own id (default: ids are path:line or path:row)",
+    )
     g.add_argument("--delimiter", default=None, help="CSV delimiter (default: ',' or a tab for .tsv)")
     g.add_argument("--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
     g.add_argument(
@@ -299,6 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=_jobs, default=1, metavar="N", help="processes for signing (-1: all cores; default: 1)"
     )
     _add_output_options(p, "the clusters")
+    g = p.add_argument_group(
+        "deduplicated data (in the inputs' format: JSONL lines as read, CSV rows under "
+        "the header, Parquet rows with the schema, paths for .txt files)"
+    )
+    g.add_argument("--keep-out", metavar="PATH", help="write the records kept (one per cluster) to PATH")
+    g.add_argument("--removed-out", metavar="PATH", help="write the records removed as duplicates to PATH")
     p.set_defaults(run=run_dedup, parser=p)
 
     index = commands.add_parser(
@@ -332,6 +357,11 @@ def build_parser() -> argparse.ArgumentParser:
                 help="put this before every document id (to keep ids unique)",
             )
         _add_output_options(a, "one record per document with its matches")
+        a.add_argument(
+            "--new-out",
+            metavar="PATH",
+            help="write the records that duplicate no earlier document to PATH, in the inputs' format",
+        )
         a.set_defaults(run=run_index, parser=a)
     info = actions.add_parser(
         "info", help="print an index's settings and size", description="Print an index's settings and size."

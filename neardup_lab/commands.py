@@ -30,6 +30,8 @@ from .outputs import (
     clusters_writer,
     matches_writer,
     problems_writer,
+    records_format,
+    records_writer,
     staged,
 )
 from .pipeline import dedup
@@ -64,6 +66,8 @@ def _read(args: argparse.Namespace, console: Console) -> tuple[ReadReport, float
         encoding=args.encoding,
         max_bytes=args.max_bytes,
         delimiter=args.delimiter,
+        id_field=args.id_field,
+        id_column=args.id_column,
         progress=(lambda items: bar(items, desc="reading", unit="record")) if bar else None,
     )
     seconds = time.perf_counter() - started
@@ -80,9 +84,22 @@ def _explain(args: argparse.Namespace, console: Console, settings: Settings, sto
         explain(console, settings, "index" if stored else "chosen" if args.bands is None else "given")
 
 
-def _outputs(args: argparse.Namespace, report: ReadReport, out: Writer | None) -> list[tuple[str, Writer]]:
-    """The files asked for, as (path, writer) pairs for :func:`~neardup_lab.outputs.staged`."""
+def _outputs(
+    args: argparse.Namespace,
+    report: ReadReport,
+    out: Writer | None,
+    records: dict[str, list[int]],
+    kind: str | None,
+) -> list[tuple[str, Writer]]:
+    """The files asked for, as (path, writer) pairs for :func:`~neardup_lab.outputs.staged`.
+
+    ``records`` holds, for each record option (``keep_out``...), the documents it writes.
+    """
     outputs = [(args.problems, problems_writer(report.problems))] if args.problems else []
+    for option, chosen in records.items():
+        path = getattr(args, option)
+        if path and kind:
+            outputs.append((path, records_writer(kind, path, report, chosen, args)))
     return outputs + ([(args.out, out)] if out else [])
 
 
@@ -92,6 +109,10 @@ def _finish(
     """Print where ``what`` was written and the time per stage; return the exit code."""
     if args.out:
         console.say(f"{what} written to {posix(args.out)}")
+    for option, what in [("keep_out", "kept"), ("removed_out", "removed"), ("new_out", "new")]:
+        path = getattr(args, option, None)
+        if path:
+            console.say(f"{what} records written to {posix(path)}")
     console.times(times)
     return EXIT_SKIPPED if report.problems else EXIT_OK
 
@@ -109,6 +130,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     0
     """
     fmt = check_outputs(args)
+    kind = records_format(args)
     report, read_seconds = _read(args, console)
     settings = args.settings
     _explain(args, console, settings)
@@ -120,7 +142,8 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
         raise UsageError(str(err)) from None
     started = time.perf_counter()
     ids = [d.id for d in report.documents]
-    with staged(_outputs(args, report, clusters_writer(fmt, result, ids) if fmt else None)):
+    records = {"keep_out": result.keepers, "removed_out": result.removed}
+    with staged(_outputs(args, report, clusters_writer(fmt, result, ids) if fmt else None, records, kind)):
         pass  # nothing else must succeed first: move the files into place now
     write_seconds = time.perf_counter() - started
     read_summary(console, report, len(args.inputs))
@@ -146,6 +169,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     0
     """
     fmt = check_outputs(args)
+    kind = records_format(args)
     if args.action == "build":
         if os.path.lexists(args.index):
             raise UsageError(
@@ -170,7 +194,8 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
             raise UsageError(f"{err} (for example with --id-prefix)") from None
     times = [("read", read_seconds), ("match", time.perf_counter() - started)]
     started = time.perf_counter()
-    with staged(_outputs(args, report, matches_writer(fmt, ids, found) if fmt else None)):
+    new = {"new_out": [i for i, matches in enumerate(found) if not matches]}
+    with staged(_outputs(args, report, matches_writer(fmt, ids, found) if fmt else None, new, kind)):
         if args.action != "query":
             index.save(args.index)
             times.append(("save", time.perf_counter() - started))

@@ -1,4 +1,8 @@
-"""The files the ``neardup-lab`` command writes (``--out``, ``--problems``), and where it may write them.
+"""The files the ``neardup-lab`` command writes, and where it may write them.
+
+``--out`` (clusters or matches), ``--problems`` (skipped inputs), and the
+inputs' own records: ``--keep-out`` and ``--removed-out`` (dedup), ``--new-out``
+(index), written by :func:`records_writer` in the inputs' format.
 
 An output may never overwrite an input, land inside an index folder, or be a
 ``.txt`` file in an input folder (a later run would read it as a document):
@@ -20,16 +24,33 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import gzip
+import io
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .console import posix
 from .indexfile import LOCK_NAME, META_NAME, atomic_writer
 from .pipeline import DedupResult
-from .readers import Problem
+from .readers import (
+    FORMATS,
+    PARQUET_BATCH_ROWS,
+    Document,
+    InputFile,
+    Problem,
+    ReadReport,
+    compression_of,
+    csv_delimiter,
+    csv_rows,
+    detect_format,
+    jsonl_lines,
+    open_input,
+    optional_module,
+    record_value,
+)
 from .store import Match
 
 __all__ = [
@@ -42,9 +63,14 @@ __all__ = [
     "clusters_writer",
     "matches_writer",
     "problems_writer",
+    "RECORD_OPTIONS",
+    "records_format",
+    "records_writer",
 ]
 
 OUT_FORMATS = ("jsonl", "csv")
+#: Every option that names a file the command writes.
+_OUTPUT_OPTIONS = ("out", "problems", "keep_out", "removed_out", "new_out")
 #: Writes one output file to the open text file it is given.
 Writer = Callable[[IO[str]], None]
 
@@ -82,6 +108,7 @@ def _looks_like_index(folder: str) -> bool:
 def _check_output(option: str, path: str, args: argparse.Namespace) -> None:
     real = os.path.realpath(path)
     inputs = {os.path.realpath(p) for p in args.inputs}
+    option = _option_name(option).removeprefix("--")
     if real in inputs:
         raise UsageError(f"--{option} {path} is one of the inputs; write it elsewhere")
     index = getattr(args, "index", None)
@@ -117,12 +144,15 @@ def check_outputs(args: argparse.Namespace) -> str | None:
     'csv'
     """
     fmt = _out_format(args.out, args.out_format)
-    for option in ("out", "problems"):
-        path = getattr(args, option)
+    given: dict[str, str] = {}  # real path -> option
+    for option in _OUTPUT_OPTIONS:
+        path = getattr(args, option, None)
         if path is not None:
             _check_output(option, path, args)
-    if args.out and args.problems and os.path.realpath(args.out) == os.path.realpath(args.problems):
-        raise UsageError("--out and --problems name the same file")
+            real = os.path.realpath(path)
+            if real in given:
+                raise UsageError(f"{_option_name(given[real])} and {_option_name(option)} name the same file")
+            given[real] = option
     return fmt
 
 
@@ -131,10 +161,12 @@ def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
 
     >>> check_not_read(argparse.Namespace(out="c.jsonl", problems=None), set())
     """
-    for option in ("out", "problems"):
-        path = getattr(args, option)
+    for option in _OUTPUT_OPTIONS:
+        path = getattr(args, option, None)
         if path is not None and os.path.realpath(path) in input_files:
-            raise UsageError(f"--{option} {path} is one of the files read as input; write it elsewhere")
+            raise UsageError(
+                f"{_option_name(option)} {path} is one of the files read as input; write it elsewhere"
+            )
 
 
 @contextlib.contextmanager
@@ -247,5 +279,237 @@ def problems_writer(problems: Sequence[Problem]) -> Writer:
 
     def write(f: IO[str]) -> None:
         f.writelines(json.dumps(problem.to_dict(), ensure_ascii=False) + "\n" for problem in problems)
+
+    return write
+
+
+# ----- the records themselves: --keep-out, --removed-out, --new-out ---------------------------
+
+#: The options that write chosen records of the inputs, in the inputs' own format.
+RECORD_OPTIONS = ("keep_out", "removed_out", "new_out")
+
+
+def _option_name(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def records_format(args: argparse.Namespace) -> str | None:
+    """The one format of all inputs, in which the record options (``--keep-out``...) write; None without them.
+
+    Raises :class:`UsageError` when the inputs mix formats or an output's
+    name announces another format than the inputs'.
+
+    >>> records_format(argparse.Namespace(inputs=["a.jsonl.gz", "b.jsonl"], keep_out="kept.jsonl"))
+    'jsonl'
+    """
+    asked = [(option, getattr(args, option)) for option in RECORD_OPTIONS if getattr(args, option, None)]
+    if not asked:
+        return None
+    kinds = {detect_format(path, getattr(args, "format", "auto")) for path in args.inputs}
+    option = _option_name(asked[0][0])
+    if len(kinds) > 1:
+        raise UsageError(
+            f"{option} writes records in the inputs' own format, but the inputs mix "
+            f"{' and '.join(sorted(kinds))}; deduplicate each format in its own run"
+        )
+    (kind,) = kinds
+    for option, path in asked:
+        compressed = compression_of(path)
+        stem = path[: -len(compressed)] if compressed else path
+        named = next((k for k, suffixes in FORMATS.items() if Path(stem).suffix.lower() in suffixes), kind)
+        if named != kind and kind != "txt":
+            raise UsageError(
+                f"{_option_name(option)} {path} names a {named} file, but the inputs are {kind}; "
+                f"records are written in the inputs' format (end the name in {FORMATS[kind][0]})"
+            )
+        if compressed and kind == "parquet":
+            raise UsageError(
+                f"{_option_name(option)} {path}: Parquet compresses inside; leave out {compressed}"
+            )
+    return kind
+
+
+@contextlib.contextmanager
+def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes]]:
+    """``raw``, compressed as ``path``'s name says (``.gz``, ``.zst``), finished when the block ends."""
+    compressed = compression_of(path)
+    if compressed is None:
+        yield raw
+    elif compressed == ".gz":
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as packed:  # mtime 0: same bytes every run
+            yield packed
+    else:
+        zstandard = optional_module("zstandard", "zstandard", "writing .zst files")
+        with zstandard.ZstdCompressor().stream_writer(raw, closefd=False) as packed:
+            yield packed
+
+
+def _changed(source: str, where: str) -> UsageError:
+    return UsageError(
+        f"{source} changed while this run read it ({where} is not what was read); "
+        "nothing was written, run again"
+    )
+
+
+def _by_source(documents: Sequence[Document]) -> dict[str, dict[int, Document]]:
+    """The documents of each input file, by line (or row), files in input order."""
+    grouped: dict[str, dict[int, Document]] = {}
+    for doc in documents:
+        grouped.setdefault(doc.source, {})[doc.line or 0] = doc
+    return grouped
+
+
+def _copy_jsonl(out: IO[bytes], path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
+    f, _ = open_input(path)
+    with f:
+        for number, raw in jsonl_lines(f, args.max_bytes):
+            doc = wanted.get(number)
+            if doc is None:
+                continue
+            try:
+                same = (
+                    raw is not None
+                    and record_value(json.loads(raw.decode(args.encoding)), args.field) == doc.text
+                )
+            except (ValueError, TypeError, RecursionError):  # TypeError: no longer an object
+                same = False
+            if not same:
+                raise _changed(doc.source, f"line {number}")
+            out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+
+
+def _csv_header(path: str, args: argparse.Namespace) -> list[str] | None:
+    """The header of a CSV input, or None when it has none that can be read."""
+    rows = csv_rows(path, args.encoding, args.max_bytes, args.delimiter)
+    first = next((item for item in rows if item is not None), None)
+    rows.close()
+    return first[1] if isinstance(first, tuple) else None
+
+
+def _copy_csv(rows: Any, path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
+    header: list[str] | None = None
+    for item in csv_rows(path, args.encoding, args.max_bytes, args.delimiter):
+        if not isinstance(item, tuple):
+            continue
+        start, row = item
+        if header is None:
+            header = row
+            continue
+        doc = wanted.get(start)
+        if doc is not None:
+            if row[header.index(args.column)] != doc.text:
+                raise _changed(doc.source, f"line {start}")
+            rows.writerow(row)
+
+
+def _write_csv(
+    raw: IO[bytes],
+    grouped: dict[str, dict[int, Document]],
+    sources: dict[str, InputFile],
+    args: argparse.Namespace,
+) -> None:
+    paths = [sources[s].path for s in grouped]
+    if not paths:  # no row to write: the header of the first input that has one
+        header = next(filter(None, (_csv_header(s.path, args) for s in sources.values())), None)
+        paths = [next(iter(sources.values())).path]
+    else:
+        header = _csv_header(paths[0], args)
+    for path in paths[1:]:
+        if _csv_header(path, args) != header:
+            raise UsageError(
+                f"the CSV inputs {posix(paths[0])} and {posix(path)} have different headers, so their rows "
+                "cannot go to one file; deduplicate them in separate runs"
+            )
+    if header is None:
+        return
+    text = io.TextIOWrapper(raw, encoding=args.encoding, errors="surrogateescape", newline="")
+    rows = csv.writer(text, delimiter=csv_delimiter(paths[0], args.delimiter), lineterminator="\n")
+    rows.writerow(header)
+    for source, wanted in grouped.items():
+        _copy_csv(rows, sources[source].path, wanted, args)
+    text.flush()
+    text.detach()  # the caller closes the file under it
+
+
+def _write_parquet(
+    raw: IO[bytes],
+    grouped: dict[str, dict[int, Document]],
+    sources: dict[str, InputFile],
+    args: argparse.Namespace,
+) -> None:
+    pa = optional_module("pyarrow", "pyarrow", "writing Parquet files")
+    pq = optional_module("pyarrow.parquet", "pyarrow", "writing Parquet files")
+    paths = [sources[s].path for s in grouped] or [next(iter(sources.values())).path]
+    files = [open_input(path)[0] for path in paths]
+    try:
+        tables = [pq.ParquetFile(f) for f in files]
+        schema = tables[0].schema_arrow
+        for path, table in zip(paths[1:], tables[1:]):
+            if not table.schema_arrow.equals(schema):
+                raise UsageError(
+                    f"the Parquet inputs {posix(paths[0])} and {posix(path)} have different schemas, so "
+                    "their rows cannot go to one file; deduplicate them in separate runs"
+                )
+        with pq.ParquetWriter(raw, schema) as writer:
+            for wanted, table in zip(grouped.values(), tables):
+                _copy_parquet(writer, table, wanted, args.column, pa)
+    finally:
+        for f in files:
+            f.close()
+
+
+def _copy_parquet(writer: Any, table: Any, wanted: dict[int, Document], column: str, pa: Any) -> None:
+    first = 1  # row number of the batch's first row
+    for batch in table.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        rows = [r for r in range(first, first + batch.num_rows) if r in wanted]
+        if rows:
+            chosen = batch.take(pa.array([r - first for r in rows]))
+            texts = chosen.column(chosen.schema.get_field_index(column)).to_pylist()
+            for row, text in zip(rows, texts):
+                if text != wanted[row].text:
+                    raise _changed(wanted[row].source, f"row {row}")
+            writer.write_batch(chosen)
+        first += batch.num_rows
+
+
+def records_writer(
+    kind: str, path: str, report: ReadReport, chosen: Sequence[int], args: argparse.Namespace
+) -> Writer:
+    """Write the documents ``chosen`` (indices into ``report.documents``) as records, in input order.
+
+    JSONL lines are copied byte for byte as read; CSV rows are written under
+    the inputs' header, Parquet rows with their schema, and for folders of
+    ``.txt`` files the paths, one per line. The records are read again from
+    the inputs (never held in memory) and checked against the texts read the
+    first time: an input that changed meanwhile is refused, and nothing is
+    written. The output is compressed when ``path`` ends in ``.gz``/``.zst``.
+
+    >>> import io, pathlib, tempfile
+    >>> from neardup_lab.readers import read_inputs
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     src = pathlib.Path(tmp, "a.jsonl")
+    ...     _ = src.write_text('{"text": "rain", "n": 1}\\n{"text": "sun"}\\n')
+    ...     report = read_inputs([src])
+    ...     args = argparse.Namespace(field="text", encoding="utf-8", max_bytes=1000)
+    ...     f = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    ...     records_writer("jsonl", "kept.jsonl", report, [0], args)(f)
+    ...     f.buffer.getvalue()
+    b'{"text": "rain", "n": 1}\\n'
+    """
+    documents = [report.documents[i] for i in sorted(chosen)]
+    grouped = _by_source(documents)
+
+    def write(f: IO[str]) -> None:
+        f.flush()
+        with _compressed(f.buffer, path) as raw:  # type: ignore[attr-defined]
+            if kind == "txt":  # the bytes of each path, as the file system holds them
+                raw.writelines(os.fsencode(doc.source) + b"\n" for doc in documents)
+            elif kind == "jsonl":
+                for source, wanted in grouped.items():
+                    _copy_jsonl(raw, report.sources[source].path, wanted, args)
+            elif kind == "csv":
+                _write_csv(raw, grouped, report.sources, args)
+            else:
+                _write_parquet(raw, grouped, report.sources, args)
 
     return write

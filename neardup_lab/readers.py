@@ -104,6 +104,7 @@ __all__ = [
     "open_input",
     "jsonl_lines",
     "csv_rows",
+    "csv_delimiter",
     "record_value",
     "iter_records",
     "read_inputs",
@@ -1057,8 +1058,12 @@ def _unclosed_quote(shown: str, start: int, end: int, header_done: bool) -> Prob
     return Problem(shown, start, "bad-csv", f"{message}; close the quote")
 
 
-def _delimiter(path: str, delimiter: str | None) -> str:
-    """The delimiter given, or the one the file name suggests: a tab for ``.tsv`` (also compressed)."""
+def csv_delimiter(path: str | os.PathLike, delimiter: str | None = None) -> str:
+    """The delimiter given, or the one the file name suggests: a tab for ``.tsv`` (also compressed).
+
+    >>> csv_delimiter("a.tsv.gz"), csv_delimiter("a.csv"), csv_delimiter("a.csv", ";")
+    ('\\t', ',', ';')
+    """
     if delimiter is not None:
         return delimiter
     name = Path(path).name.lower()
@@ -1089,7 +1094,7 @@ def csv_rows(
     """
     path = os.fspath(path)
     shown = _display(path)
-    delimiter = _delimiter(path, delimiter)
+    delimiter = csv_delimiter(path, delimiter)
     try:
         raw, _ = open_input(path)
     except (OSError, _NotRegular) as err:
