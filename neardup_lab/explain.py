@@ -54,7 +54,7 @@ _BANDS_LISTED = 16  # matching bands named by str(); all are in Explanation.matc
 # ----- one pair --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Explanation:
     """The evidence for one pair of texts ``a`` and ``b`` under ``settings``.
 
@@ -181,6 +181,13 @@ class Explanation:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+    def __repr__(self) -> str:  # the word lists and shingle sets can be long: only the findings
+        return (
+            f"Explanation(jaccard={self.jaccard:.4f}, estimate={self.estimate:.4f}, "
+            f"matching_bands={self.matching_bands}, exact_copy={self.exact_copy}, "
+            f"verified={self.verified}, joined={self.joined})"
+        )
 
     def _repr_html_(self) -> str:
         rows = "".join(

@@ -108,6 +108,15 @@ def test_id_jaccard_equals_string_set_jaccard_on_repetitive_texts(left, right, k
     assert e.jaccard == pytest.approx(jaccard(word_shingles(a, k), word_shingles(b, k)), abs=1e-15)
 
 
+@given(st.text(max_size=40), st.text(max_size=40), st.integers(1, 3), st.sampled_from(["word", "char"]))
+def test_ids_and_strings_agree_on_any_text(a, b, k, shingle):
+    """Any Unicode at all: the fast path's normalisation and the string functions' agree."""
+    e = explain(a, b, Settings(k=k, shingle=shingle))
+    cut = word_shingles if shingle == "word" else char_shingles
+    assert e.jaccard == jaccard(cut(a, k), cut(b, k))
+    assert e.exact_copy == (e.words_a == e.words_b)
+
+
 # ----- signatures and bands --------------------------------------------------------------------
 
 
@@ -292,11 +301,16 @@ def test_settings_must_be_settings():
         explain("a", "b", {"threshold": 0.5})
 
 
-def test_explanation_is_frozen():
-    e = explain("a", "b")
+def test_explanation_is_frozen_and_its_repr_short():
+    e = explain(ARTICLE_LONG, ARTICLE_LONG + " more")
     assert isinstance(e, Explanation)
     with pytest.raises(AttributeError):
         e.jaccard = 1.0
+    assert repr(e).startswith("Explanation(jaccard=") and len(repr(e)) < 300
+    assert f"joined={e.joined}" in repr(e)
+
+
+ARTICLE_LONG = make_article(seed=9, n_words=2000)
 
 
 # ----- ties: why each removed document is in its cluster ------------------------------------------
