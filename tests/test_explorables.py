@@ -21,39 +21,29 @@ reached with the Tab key, and nothing overflows a 360-pixel-wide screen.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import itertools
 import json
 import math
-import os
 import shutil
-import threading
-from collections.abc import Iterator
-from pathlib import Path
-from urllib.parse import urlsplit
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
+from browser_support import ROOT, SITE, Visit, fail_if, launch_chromium, serve_site
 
 from neardup_lab import BlockIndex, jaccard, word_shingles
-from neardup_lab.lsh import _false_negative_area, _false_positive_area, approx_threshold, optimal_params, s_curve
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # reported by the `browser` fixture, so the module still imports
-    sync_playwright = None
+from neardup_lab.lsh import (
+    _false_negative_area,
+    _false_positive_area,
+    approx_threshold,
+    optimal_params,
+    s_curve,
+)
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "_static"
-SITE = ROOT / "_build" / "html"
 ASSETS = ("explorables.js", "explorables.css")
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-LOCAL_HOSTS = {"localhost", "127.0.0.1"}
-TIMEOUT_MS = 30_000
 
 #: Each explorable and the chapter that places it.
 CHAPTERS = {
@@ -69,6 +59,7 @@ TEST_PAGE = """<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Explorables</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="explorables.css">
 <script src="explorables.js"></script>
 </head>
@@ -90,23 +81,10 @@ def placeholder(name: str) -> str:
 # --------------------------------------------------------------------- fixtures
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, threading.Thread, str]:
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    return server, thread, f"http://127.0.0.1:{server.server_address[1]}/"
-
-
-def _stop(server: http.server.ThreadingHTTPServer, thread: threading.Thread) -> None:
-    server.shutdown()
-    server.server_close()
-    thread.join()
+@pytest.fixture(scope="module")
+def browser():
+    with launch_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture(scope="module")
@@ -117,72 +95,30 @@ def test_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         shutil.copy(STATIC / name, folder / name)
     page = TEST_PAGE.replace("{placeholders}", "\n".join(placeholder(name) for name in CHAPTERS))
     (folder / "index.html").write_text(page, encoding="utf-8")
-    server, thread, url = _serve(folder)
-    try:
+    with serve_site(folder) as url:
         yield url + "index.html"
-    finally:
-        _stop(server, thread)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's headless Chromium driven by Playwright."""
-    missing = None
-    if sync_playwright is None:
-        missing = "the Python package playwright is not installed"
-    elif not CHROMIUM.is_file():
-        missing = f"{CHROMIUM} is not installed (apt-get install chromium)"
-    if missing:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"browser tests cannot run in CI: {missing}")
-        pytest.skip(f"browser tests skipped: {missing}")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+class Widgets:
+    """The explorables of one visited page: set their controls, read their numbers."""
 
-
-class Page:
-    """One page in a fresh context; records console errors, script errors and off-machine requests."""
-
-    def __init__(self, browser, url: str, width: int = 1000) -> None:
-        self.problems: list[str] = []
-        self.context = browser.new_context(viewport={"width": width, "height": 900})
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(TIMEOUT_MS)
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
-        self.page.goto(url, wait_until="load")
+    def __init__(self, visit: Visit) -> None:
+        self.visit = visit
+        self.page = visit.page
         self.page.wait_for_function(
             "() => Array.from(document.querySelectorAll('.nd-explorable')).every((e) => e.dataset.ready)"
         )
 
-    def _route(self, route) -> None:
-        parts = urlsplit(route.request.url)
-        if parts.scheme in ("http", "https") and parts.hostname not in LOCAL_HOSTS:
-            self.problems.append(f"request off this machine (blocked): {route.request.url}")
-            route.abort("blockedbyclient")
-        else:
-            route.continue_()
-
-    def _console(self, message) -> None:
-        if message.type == "error":
-            self.problems.append(f"console error: {message.text}")
-
-    def close(self) -> None:
-        self.context.close()
-
-    # ----- the widgets
+    @property
+    def problems(self) -> list[str]:
+        return self.visit.problems
 
     @staticmethod
     def selector(widget: str, key: str) -> str:
         return f'.nd-explorable[data-explorable="{widget}"] [data-key="{key}"]'
 
     def set(self, widget: str, key: str, value: object) -> None:
-        """Type ``value`` into a control as a reader would, and check it was taken as it is."""
+        """Put ``value`` into a control as typing would, and check it was taken as it is."""
         taken = self.page.eval_on_selector(
             self.selector(widget, key),
             """(e, value) => {
@@ -194,6 +130,10 @@ class Page:
         )
         same = float(taken) == value if isinstance(value, (int, float)) else taken == value
         assert same, f"{widget}: control {key} took {taken!r}, not {value!r}"
+
+    def get(self, widget: str, key: str) -> str:
+        """The current value of a control."""
+        return self.page.input_value(self.selector(widget, key))
 
     def value(self, widget: str, key: str) -> object:
         """The full-precision value behind a displayed number."""
@@ -212,20 +152,17 @@ class Page:
 
 
 @pytest.fixture(scope="module")
-def page(browser, test_page: str) -> Iterator[Page]:
-    """The test page, loaded once (a load costs seconds on a busy machine); every test sets
+def page(browser, test_page: str) -> Iterator[Widgets]:
+    """The test page, loaded once (a load costs seconds on a busy machine): every test sets
     the controls it reads, and the last test on it checks that nothing went wrong."""
-    visit = Page(browser, test_page)
-    try:
-        yield visit
-    finally:
-        visit.close()
+    with Visit(browser, test_page) as visit:
+        yield Widgets(visit)
 
 
 # ------------------------------------------------------------------ the page itself
 
 
-def test_every_placeholder_is_rendered_with_labelled_controls(page: Page) -> None:
+def test_every_placeholder_is_rendered_with_labelled_controls(page: Widgets) -> None:
     report = page.page.evaluate(
         """() => Array.from(document.querySelectorAll('.nd-explorable')).map((root) => ({
             name: root.dataset.explorable,
@@ -258,12 +195,15 @@ def test_every_placeholder_is_rendered_with_labelled_controls(page: Page) -> Non
         assert not unlabelled, f"{name}: controls without a <label for>: {unlabelled}"
         assert widget["live"] >= 3, f"{name}: results are not announced (aria-live outputs)"
         for chart in widget["charts"]:
-            assert chart["role"] == "img" and chart["title"].strip() and len(chart["desc"]) > 40, (name, chart)
+            assert chart["role"] == "img" and chart["title"].strip() and len(chart["desc"]) > 40, (
+                name,
+                chart,
+            )
     all_ids = [c["id"] for item in report for c in item["controls"]]
     assert len(set(all_ids)) == len(all_ids), "two widgets share an id"
 
 
-def test_every_control_is_reached_with_the_tab_key(page: Page) -> None:
+def test_every_control_is_reached_with_the_tab_key(page: Widgets) -> None:
     controls = page.page.eval_on_selector_all(
         ".nd-explorable input, .nd-explorable textarea, .nd-explorable button",
         "(list) => list.map((c) => c.id || c.textContent)",
@@ -271,12 +211,14 @@ def test_every_control_is_reached_with_the_tab_key(page: Page) -> None:
     reached = []
     for _ in range(len(controls) + 5):
         page.page.keyboard.press("Tab")
-        reached.append(page.page.evaluate("() => document.activeElement.id || document.activeElement.textContent"))
+        reached.append(
+            page.page.evaluate("() => document.activeElement.id || document.activeElement.textContent")
+        )
     missing = [c for c in controls if c not in reached]
     assert not missing, f"not reached with Tab: {missing}"
 
 
-def test_a_slider_moves_with_the_arrow_keys(page: Page) -> None:
+def test_a_slider_moves_with_the_arrow_keys(page: Widgets) -> None:
     page.page.focus(page.selector("s-curve", "threshold"))
     before = page.value("s-curve", "p-threshold")
     page.page.keyboard.press("ArrowRight")
@@ -289,29 +231,33 @@ def test_a_slider_moves_with_the_arrow_keys(page: Page) -> None:
 
 
 def test_nothing_overflows_a_phone_width_screen(browser, test_page: str) -> None:
-    visit = Page(browser, test_page, width=360)
+    context = browser.new_context(viewport={"width": 360, "height": 800})
     try:
-        widths = visit.page.evaluate(
-            """() => ({
-                page: document.documentElement.scrollWidth,
-                widgets: Array.from(document.querySelectorAll('.nd-explorable')).map(
-                    (e) => [e.dataset.explorable, e.scrollWidth, e.clientWidth]),
-            })"""
-        )
-        problems = list(visit.problems)
+        with Visit(browser, test_page, context=context) as visit:
+            Widgets(visit)
+            widths = visit.page.evaluate(
+                """() => ({
+                    page: document.documentElement.scrollWidth,
+                    widgets: Array.from(document.querySelectorAll('.nd-explorable')).map(
+                        (e) => [e.dataset.explorable, e.scrollWidth, e.clientWidth]),
+                })"""
+            )
+            problems = list(visit.problems)
     finally:
-        visit.close()
+        context.close()
     assert widths["page"] <= 360, widths
     for name, scroll, client in widths["widgets"]:
         assert scroll <= client, f"{name} overflows at 360 px: {scroll} > {client}"
-    assert not problems, problems
+    fail_if(problems, "test page at 360 px")
 
 
 # ---------------------------------------------------------------------- the S-curve
 
 
-@pytest.mark.parametrize(("bands", "rows", "threshold"), [(20, 5, 0.8), (9, 13, 0.5), (1, 1, 0.3), (64, 2, 0.95)])
-def test_s_curve_numbers_match_the_package(page: Page, bands: int, rows: int, threshold: float) -> None:
+@pytest.mark.parametrize(
+    ("bands", "rows", "threshold"), [(20, 5, 0.8), (9, 13, 0.5), (1, 1, 0.3), (64, 2, 0.95)]
+)
+def test_s_curve_numbers_match_the_package(page: Widgets, bands: int, rows: int, threshold: float) -> None:
     page.set("s-curve", "num-perm", 128)
     page.set("s-curve", "bands", bands)
     page.set("s-curve", "rows", rows)
@@ -320,15 +266,19 @@ def test_s_curve_numbers_match_the_package(page: Page, bands: int, rows: int, th
     np.testing.assert_allclose(curve, s_curve(np.arange(101) / 100, bands, rows), rtol=0, atol=1e-9)
     assert page.value("s-curve", "p-threshold") == pytest.approx(s_curve(threshold, bands, rows), abs=1e-9)
     assert page.value("s-curve", "bend") == pytest.approx(approx_threshold(bands, rows), abs=1e-9)
-    assert page.value("s-curve", "fp-area") == pytest.approx(_false_positive_area(threshold, bands, rows), abs=1e-9)
-    assert page.value("s-curve", "fn-area") == pytest.approx(_false_negative_area(threshold, bands, rows), abs=1e-9)
+    assert page.value("s-curve", "fp-area") == pytest.approx(
+        _false_positive_area(threshold, bands, rows), abs=1e-9
+    )
+    assert page.value("s-curve", "fn-area") == pytest.approx(
+        _false_negative_area(threshold, bands, rows), abs=1e-9
+    )
     assert f"{bands} × {rows}" in page.text("s-curve", "fit")
 
 
 WEIGHTS = [(0.5, 0.5), (0.01, 0.99), (0.9, 0.1), (0.0, 1.0)]
 
 
-def test_best_bands_and_rows_equal_optimal_params(page: Page) -> None:
+def test_best_bands_and_rows_equal_optimal_params(page: Widgets) -> None:
     differ = []
     for num_perm, (fp_weight, fn_weight), threshold in itertools.product(
         (16, 64, 128), WEIGHTS, (0.2, 0.5, 0.7, 0.85, 0.95)
@@ -340,11 +290,13 @@ def test_best_bands_and_rows_equal_optimal_params(page: Page) -> None:
         shown = tuple(page.value("s-curve", "best"))
         expected = optimal_params(threshold, num_perm, fp_weight, fn_weight)
         if shown != expected:
-            differ.append(f"t={threshold} n={num_perm} weights=({fp_weight}, {fn_weight}): {shown} != {expected}")
+            differ.append(
+                f"t={threshold} n={num_perm} weights=({fp_weight}, {fn_weight}): {shown} != {expected}"
+            )
     assert not differ, "\n".join(differ)
 
 
-def test_the_best_button_sets_the_sliders(page: Page) -> None:
+def test_the_best_button_sets_the_sliders(page: Widgets) -> None:
     page.set("s-curve", "num-perm", 256)
     page.set("s-curve", "fp-weight", 0.5)
     page.set("s-curve", "fn-weight", 0.5)
@@ -357,7 +309,7 @@ def test_the_best_button_sets_the_sliders(page: Page) -> None:
     assert page.value("s-curve", "best-error") == pytest.approx(weighted, abs=1e-9)
 
 
-def test_zero_weights_ask_for_a_weight(page: Page) -> None:
+def test_zero_weights_ask_for_a_weight(page: Widgets) -> None:
     page.set("s-curve", "fp-weight", 0)
     page.set("s-curve", "fn-weight", 0)
     assert "weight above 0" in page.text("s-curve", "best")
@@ -380,7 +332,7 @@ def spread_standard_error(j: float, k: int, draws: int) -> float:
 
 
 @pytest.mark.parametrize(("j", "k"), [(0.5, 128), (0.2, 16), (0.9, 256), (0.05, 64), (0.7, 1)])
-def test_simulated_spread_matches_the_formula(page: Page, j: float, k: int) -> None:
+def test_simulated_spread_matches_the_formula(page: Widgets, j: float, k: int) -> None:
     draws = 4000
     page.set("minhash-error", "j", j)
     page.set("minhash-error", "k", k)
@@ -390,14 +342,18 @@ def test_simulated_spread_matches_the_formula(page: Page, j: float, k: int) -> N
     tolerance = 4 * spread_standard_error(j, k, draws)  # the bound the widget states
     measured = page.value("minhash-error", "measured-sd")
     assert page.value("minhash-error", "formula-sd") == pytest.approx(formula, rel=1e-12)
-    assert abs(measured - formula) <= tolerance, f"measured {measured:.5f}, formula {formula:.5f} ± {tolerance:.5f}"
-    assert page.value("minhash-error", "tolerance") == pytest.approx([formula - tolerance, formula + tolerance])
+    assert abs(measured - formula) <= tolerance, (
+        f"measured {measured:.5f}, formula {formula:.5f} ± {tolerance:.5f}"
+    )
+    assert page.value("minhash-error", "tolerance") == pytest.approx(
+        [formula - tolerance, formula + tolerance]
+    )
     assert abs(page.value("minhash-error", "mean") - j) <= 4 * formula / math.sqrt(draws)
     counts = json.loads(page.page.get_attribute(page.selector("minhash-error", "histogram"), "data-counts"))
     assert sum(counts) == draws
 
 
-def test_the_seed_fixes_the_draws(page: Page) -> None:
+def test_the_seed_fixes_the_draws(page: Widgets) -> None:
     page.set("minhash-error", "j", 0.4)
     page.set("minhash-error", "k", 64)
     page.set("minhash-error", "seed", 5)
@@ -412,13 +368,13 @@ def test_the_seed_fixes_the_draws(page: Page) -> None:
 
 
 @pytest.mark.parametrize("j", [0.0, 1.0])
-def test_certain_agreement_has_no_spread(page: Page, j: float) -> None:
+def test_certain_agreement_has_no_spread(page: Widgets, j: float) -> None:
     page.set("minhash-error", "j", j)
     assert page.value("minhash-error", "measured-sd") == 0.0
     assert page.value("minhash-error", "mean") == j
 
 
-def test_a_bad_signature_length_is_reported(page: Page) -> None:
+def test_a_bad_signature_length_is_reported(page: Widgets) -> None:
     page.set("minhash-error", "k", 0)
     assert "k must be a whole number from 1 to 1024" in page.status("minhash-error")
     page.set("minhash-error", "k", 32)
@@ -462,11 +418,13 @@ def chance_seen(bits: int, widths: tuple[int, ...], keys: list[tuple[int, ...]],
     ],
 )
 def test_block_table_numbers_match_chapter_13(
-    page: Page, bits: int, k: int, blocks: int, tables: int, n: int, farthest: int
+    page: Widgets, bits: int, k: int, blocks: int, tables: int, n: int, farthest: int
 ) -> None:
     for key, value in [("bits", bits), ("max-distance", k), ("blocks", blocks), ("tables", tables), ("n", n)]:
         page.set("block-table", key, value)
-    index = BlockIndex(np.zeros(1, dtype=np.uint64), max_distance=k, scheme="permuted", blocks=blocks, bits=bits)
+    index = BlockIndex(
+        np.zeros(1, dtype=np.uint64), max_distance=k, scheme="permuted", blocks=blocks, bits=bits
+    )
     keys = list(index.table_blocks[:tables])
     assert page.value("block-table", "widths") == list(index.block_widths)
     assert page.value("block-table", "all-tables") == index.n_tables
@@ -483,14 +441,23 @@ def test_block_table_numbers_match_chapter_13(
         assert seen[: k + 1] == [1.0] * (k + 1)  # the pigeonhole guarantee
 
 
-def test_block_table_memory_is_the_index_size(page: Page) -> None:
+def test_block_table_memory_is_the_index_size(page: Widgets) -> None:
     fingerprints = np.arange(3000, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for key, value in [("bits", 64), ("max-distance", 3), ("blocks", 6), ("tables", 20), ("n", len(fingerprints))]:
+    for key, value in [
+        ("bits", 64),
+        ("max-distance", 3),
+        ("blocks", 6),
+        ("tables", 20),
+        ("n", len(fingerprints)),
+    ]:
         page.set("block-table", key, value)
-    assert page.value("block-table", "memory") == BlockIndex(fingerprints, max_distance=3, scheme="permuted").nbytes
+    assert (
+        page.value("block-table", "memory")
+        == BlockIndex(fingerprints, max_distance=3, scheme="permuted").nbytes
+    )
 
 
-def test_block_table_refuses_what_block_index_refuses(page: Page) -> None:
+def test_block_table_refuses_what_block_index_refuses(page: Widgets) -> None:
     for key, value in [("bits", 64), ("max-distance", 3), ("blocks", 20)]:
         page.set("block-table", key, value)
     assert "C(20, 3) = 1,140 tables" in page.status("block-table")
@@ -522,7 +489,7 @@ UNICODE_PAIRS = [
 
 @pytest.mark.parametrize(("a", "b"), ASCII_PAIRS + UNICODE_PAIRS)
 @pytest.mark.parametrize("k", [1, 2, 3, 5])
-def test_overlap_jaccard_equals_the_package(page: Page, a: str, b: str, k: int) -> None:
+def test_overlap_jaccard_equals_the_package(page: Widgets, a: str, b: str, k: int) -> None:
     page.set("shingle-overlap", "a", a)
     page.set("shingle-overlap", "b", b)
     page.set("shingle-overlap", "k", k)
@@ -538,43 +505,73 @@ def test_overlap_jaccard_equals_the_package(page: Page, a: str, b: str, k: int) 
     assert {text for shared, text in marked if shared} == left & right
 
 
-def test_no_console_error_and_no_request_off_this_machine(page: Page) -> None:
+def test_no_console_error_and_no_request_off_this_machine(page: Widgets) -> None:
     """Runs after every test above has driven the widgets on the shared page."""
-    assert not page.problems, "\n".join(page.problems)
+    fail_if(page.problems, "test page")
 
 
 # ------------------------------------------------------------- the book's own pages
+
+
+def _check_shingles(w: Widgets) -> None:
+    k = int(w.get("shingle-overlap", "k"))
+    a, b = w.get("shingle-overlap", "a"), w.get("shingle-overlap", "b")
+    assert w.value("shingle-overlap", "jaccard") == jaccard(word_shingles(a, k), word_shingles(b, k))
+
+
+def _check_minhash(w: Widgets) -> None:
+    j, k = float(w.get("minhash-error", "j")), int(w.get("minhash-error", "k"))
+    assert w.value("minhash-error", "formula-sd") == pytest.approx(math.sqrt(j * (1 - j) / k), rel=1e-12)
+
+
+def _check_s_curve(w: Widgets) -> None:
+    threshold, num_perm = float(w.get("s-curve", "threshold")), int(w.get("s-curve", "num-perm"))
+    weights = float(w.get("s-curve", "fp-weight")), float(w.get("s-curve", "fn-weight"))
+    assert tuple(w.value("s-curve", "best")) == optimal_params(threshold, num_perm, *weights)
+
+
+def _check_block_table(w: Widgets) -> None:
+    bits, k, blocks, tables, n = (
+        int(w.get("block-table", key)) for key in ("bits", "max-distance", "blocks", "tables", "n")
+    )
+    index = BlockIndex(
+        np.zeros(1, dtype=np.uint64), max_distance=k, scheme="permuted", blocks=blocks, bits=bits
+    )
+    expected = random_candidates(index.block_widths, list(index.table_blocks[:tables]), n)
+    assert w.value("block-table", "candidates") == pytest.approx(expected, rel=1e-12)
+
+
+CHECKS: dict[str, Callable[[Widgets], None]] = {
+    "shingle-overlap": _check_shingles,
+    "minhash-error": _check_minhash,
+    "s-curve": _check_s_curve,
+    "block-table": _check_block_table,
+}
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
     if not (SITE / "index.html").is_file():
         pytest.skip("the book is not built (_build/html); `make book` builds it")
-    server, thread, url = _serve(SITE)
-    try:
+    with serve_site() as url:
         yield url
-    finally:
-        _stop(server, thread)
 
 
 @pytest.mark.parametrize("name", list(CHAPTERS))
 def test_the_chapter_renders_its_explorable(browser, site: str, name: str) -> None:
     chapter = CHAPTERS[name]
-    source = ROOT / f"{chapter}.ipynb"
-    if placeholder(name) not in source.read_text(encoding="utf-8"):
+    if placeholder(name) not in (ROOT / f"{chapter}.ipynb").read_text(encoding="utf-8"):
         pytest.skip(f"{chapter}.ipynb has no {name} placeholder yet")
     built = SITE / f"{chapter}.html"
     assert built.is_file() and placeholder(name) in built.read_text(encoding="utf-8"), (
         f"{chapter}.html was built before its {name} placeholder: rebuild the book"
     )
-    visit = Page(browser, f"{site}{chapter}.html")
-    try:
+    with Visit(browser, f"{site}{chapter}.html") as visit:
+        widgets = Widgets(visit)
         root = visit.page.locator(f'.nd-explorable[data-explorable="{name}"]')
         assert root.get_attribute("data-ready") == "true"
-        assert root.locator("input, textarea").count() >= 1
         box = root.bounding_box()
         assert box and box["width"] > 200 and box["height"] > 100, box
+        CHECKS[name](widgets)
         problems = list(visit.problems)
-    finally:
-        visit.close()
-    assert not problems, "\n".join(problems)
+    fail_if(problems, f"{chapter}.html")
