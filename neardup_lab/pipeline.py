@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
+from multiprocessing.context import BaseContext
 from typing import NamedTuple
 
 import numpy as np
@@ -19,6 +20,7 @@ from tqdm import tqdm
 
 from .clusters import choose_keepers, clusters_from_pair_array
 from .fastpath import ngram_ids, tokenize_batch
+from .forking import fork_context, release, shared_empty
 from .hashing import hash_shingles
 from .lsh import BandGroups, band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
@@ -155,17 +157,24 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     return Prepared(keys, sets, signatures)
 
 
-def _chunks(docs: Sequence[str], lengths: np.ndarray) -> Iterator[Sequence[str]]:
-    """Consecutive slices of ``docs`` of at most ``_CHUNK`` documents and about ``_CHUNK_CHARS``
-    characters (a long document alone), so the words of one chunk fit in bounded memory."""
+def _chunks(lengths: np.ndarray) -> Iterator[tuple[int, int]]:
+    """Bounds ``(start, stop)`` of consecutive chunks of at most ``_CHUNK`` documents and about
+    ``_CHUNK_CHARS`` characters (a long document alone), so the words of one chunk fit in
+    bounded memory."""
     ends = np.cumsum(lengths)
     start = 0
-    while start < len(docs):
+    while start < len(lengths):
         before = ends[start - 1] if start else 0
         stop = int(np.searchsorted(ends, before + _CHUNK_CHARS, side="right"))
         stop = min(max(stop, start + 1), start + _CHUNK)
-        yield docs[start:stop]
+        yield start, stop
         start = stop
+
+
+def _id_room(chars: int, n: int, settings: Settings) -> int:
+    """The most shingle ids ``n`` texts of ``chars`` characters can have, unless Unicode
+    normalisation lengthens them: a word shingle needs at least two characters."""
+    return chars // 2 + n if settings.shingle == "word" else chars
 
 
 def prepare_many(
@@ -175,42 +184,51 @@ def prepare_many(
 
     Chunks hold at most a few thousand documents or a few million characters,
     and each chunk's results are copied out as it finishes, so memory stays
-    about one copy of the shingle ids. The answer does not depend on ``n_jobs``.
+    about one copy of the shingle ids. Where workers can be forked
+    (:func:`~neardup_lab.forking.fork_context`) they read the texts they inherit
+    and write ids and signatures into shared memory; elsewhere chunks travel to
+    them and back. The answer does not depend on ``n_jobs``.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
     >>> bool((prepare_many(docs, settings).signatures == prepare(docs, settings).signatures).all())
     True
     """
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    chunks = list(_chunks(docs, lengths))
+    bounds = list(_chunks(lengths))
     bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
-    collected = _Collected(lengths, settings)
-    if n_jobs == 1 or len(chunks) <= 1:
-        for chunk in chunks:
-            collected.add(prepare(chunk, settings))
-            bar.update(len(chunk))
-    else:
-        _separators()  # build the Unicode table once here, so forked workers inherit it
-        with ProcessPoolExecutor(max_workers=min(n_jobs, len(chunks))) as pool:
-            for chunk, part in zip(chunks, pool.map(prepare, chunks, repeat(settings))):
-                collected.add(part)
-                bar.update(len(chunk))
-    bar.close()
-    return collected.result()
+    jobs = min(n_jobs, len(bounds))
+    try:
+        if jobs > 1 and (context := fork_context()) is not None:
+            return _prepare_forked(docs, lengths, bounds, settings, jobs, context, bar)
+        collected = _Collected(lengths, settings)
+        if jobs <= 1:
+            for start, stop in bounds:
+                collected.add(prepare(docs[start:stop], settings))
+                bar.update(stop - start)
+        else:
+            _separators()  # build the Unicode table once here, for workers that inherit it
+            chunks = [docs[start:stop] for start, stop in bounds]
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for chunk, part in zip(chunks, pool.map(prepare, chunks, repeat(settings))):
+                    collected.add(part)
+                    bar.update(len(chunk))
+        return collected.result()
+    finally:
+        bar.close()
 
 
 class _Collected:
     """Chunk results copied into whole-run arrays as they arrive, so each chunk is freed at once.
 
-    The id array is reserved for the most shingles the texts can have (a word
-    shingle needs at least two characters); the operating system makes memory
-    resident only where ids are written, so the reserve costs nothing.
+    The id array is reserved for the most shingles the texts can have
+    (:func:`_id_room`); the operating system makes memory resident only where ids
+    are written, so the reserve costs nothing.
     """
 
     def __init__(self, lengths: np.ndarray, settings: Settings) -> None:
         hasher = settings.hasher()
-        chars, n = int(lengths.sum()), len(lengths)
-        self.ids = np.empty(chars // 2 + n if settings.shingle == "word" else chars, dtype=np.uint64)
+        n = len(lengths)
+        self.ids = np.empty(_id_room(int(lengths.sum()), n, settings), dtype=np.uint64)
         self.offsets = np.zeros(n + 1, dtype=np.int64)
         self.signatures = np.empty((n, hasher.num_perm), dtype=hasher.dtype)
         self.keys: list[bytes] = []
@@ -227,6 +245,82 @@ class _Collected:
 
     def result(self) -> Prepared:
         return Prepared(self.keys, IdSets(self.ids[: self.offsets[-1]], self.offsets), self.signatures)
+
+
+class _SharedRun(NamedTuple):
+    """What forked signing workers find in memory: the texts, and where their results go."""
+
+    docs: Sequence[str]
+    settings: Settings
+    ids: np.ndarray  # shared; each chunk writes at its own place, with room for its most ids
+    signatures: np.ndarray  # shared, one row per document
+
+
+class _Part(NamedTuple):
+    keys: list[bytes]
+    counts: np.ndarray
+    ids: np.ndarray | None  # None: in the shared ids at the chunk's place
+
+
+_RUN: _SharedRun | None = None
+
+
+def _prepare_part(task: tuple[int, int, int, int]) -> _Part:
+    """In a forked worker: prepare documents ``start:stop``; ids go to the shared array at ``at``
+    if they fit in ``room``, else back to the parent."""
+    start, stop, at, room = task
+    assert _RUN is not None, "a signing worker was started without its shared run"
+    part = prepare(_RUN.docs[start:stop], _RUN.settings)
+    _RUN.signatures[start:stop] = part.signatures
+    counts, ids = np.diff(part.sets.offsets), part.sets.ids
+    if len(ids) > room:
+        return _Part(part.keys, counts, ids)
+    _RUN.ids[at : at + len(ids)] = ids
+    return _Part(part.keys, counts, None)
+
+
+def _prepare_forked(
+    docs: Sequence[str],
+    lengths: np.ndarray,
+    bounds: list[tuple[int, int]],
+    settings: Settings,
+    jobs: int,
+    context: BaseContext,
+    bar: tqdm,
+) -> Prepared:
+    """:func:`prepare_many` over forked workers that share the texts, ids and signatures."""
+    global _RUN
+    hasher = settings.hasher()
+    rooms = [_id_room(int(lengths[start:stop].sum()), stop - start, settings) for start, stop in bounds]
+    places = np.r_[0, np.cumsum(rooms)].astype(np.int64)
+    ids = shared_empty(int(places[-1]), np.uint64)
+    signatures = shared_empty((len(docs), hasher.num_perm), hasher.dtype)
+    offsets, keys = np.zeros(len(docs) + 1, dtype=np.int64), []
+    pieces: list[np.ndarray] = []  # once a chunk overflowed its room: the ids in order, as pieces
+    end = 0  # ids so far, moved to the front of the shared array
+    tasks = [(start, stop, int(places[i]), rooms[i]) for i, (start, stop) in enumerate(bounds)]
+    _separators()  # build the Unicode table once here, so forked workers inherit it
+    _RUN = _SharedRun(docs, settings, ids, signatures)
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            for (start, stop, at, _), part in zip(tasks, pool.map(_prepare_part, tasks)):
+                size = int(part.counts.sum())
+                offsets[start + 1 : stop + 1] = end + np.cumsum(part.counts)
+                keys.extend(part.keys)
+                piece = ids[at : at + size] if part.ids is None else part.ids
+                if part.ids is not None or pieces:
+                    pieces.append(piece)
+                else:
+                    ids[end : end + size] = piece  # moves left: numpy copies overlapping ranges safely
+                    release(ids, end + size, at + size)
+                end += size
+                bar.update(stop - start)
+    finally:
+        _RUN = None
+    # Rare: a chunk whose text grew under normalisation beyond its room ends the moving.
+    moved = end - sum(len(piece) for piece in pieces)
+    final = np.concatenate([ids[:moved], *pieces]) if pieces else ids[:end]
+    return Prepared(keys, IdSets(final, offsets), signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:

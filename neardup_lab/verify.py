@@ -13,7 +13,6 @@ every pair of a cluster to about one per member.
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -24,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .clusters import join_roots, roots
+from .forking import fork_context
 from .lsh import BandGroups, pairs_in_groups
 
 __all__ = [
@@ -166,9 +166,10 @@ def pair_scorer(
 ) -> Iterator[Callable[[np.ndarray], np.ndarray]]:
     """:func:`jaccard_of_pairs` over ``sets``, with large batches spread over ``n_jobs`` processes.
 
-    The workers are forked, so they share the id sets with this process instead
-    of receiving a copy; only pairs go out and scores come back. Where processes
-    cannot be forked (Windows, macOS), or for ``n_jobs=1``, everything runs here.
+    The workers are forked (:func:`~neardup_lab.forking.fork_context`), so they
+    share the id sets with this process instead of receiving a copy; only pairs go
+    out and scores come back. Where processes are not forked (Windows, macOS), or
+    for ``n_jobs=1``, everything runs here.
     The scores do not depend on ``n_jobs``.
 
     >>> sets = pack_id_sets(np.array([1, 2, 3, 2, 3, 4], dtype=np.uint64), np.array([3, 3]))
@@ -177,11 +178,12 @@ def pair_scorer(
     [0.5]
     """
     global _FORKED_SETS
-    if n_jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+    context = fork_context()
+    if n_jobs == 1 or context is None:
         yield partial(jaccard_of_pairs, sets)
         return
     _FORKED_SETS = sets
-    pool = ProcessPoolExecutor(max_workers=n_jobs, mp_context=multiprocessing.get_context("fork"))
+    pool = ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
 
     def score(pairs: np.ndarray) -> np.ndarray:
         if len(pairs) < _SPREAD_FROM:

@@ -1,5 +1,6 @@
 """dedup end to end against planted truth."""
 
+import numpy as np
 import pytest
 
 from neardup_lab import (
@@ -136,3 +137,29 @@ def test_other_schemes_find_the_same_families(corpus, scheme):
 def test_n_jobs_checked(bad):
     with pytest.raises(ValueError, match="n_jobs"):
         dedup(["a b"], n_jobs=bad)
+
+
+@pytest.mark.parametrize("forked", [True, False], ids=["shared-memory", "sent-to-workers"])
+def test_prepare_many_over_processes_gives_the_arrays_of_one_process(monkeypatch, forked):
+    from neardup_lab import pipeline
+    from neardup_lab.settings import Settings
+
+    monkeypatch.setattr(pipeline, "_CHUNK", 7)  # many chunks from a small corpus
+    if not forked:
+        monkeypatch.setattr(pipeline, "fork_context", lambda: None)
+    # U+FDFA becomes four words under NFKC: a chunk of these outgrows the id room it was given.
+    docs = make_corpus(6, seed=9).docs + ["\ufdfa" * 50] * 14 + make_corpus(10, seed=3).docs
+    settings = Settings(num_perm=16, k=2)
+    counts = np.diff(pipeline.prepare(docs, settings).sets.offsets)
+    lengths = np.array([len(d) for d in docs])
+    assert any(  # the test covers a chunk whose ids go back to the parent
+        counts[a:b].sum() > pipeline._id_room(int(lengths[a:b].sum()), b - a, settings)
+        for a, b in pipeline._chunks(lengths)
+    )
+    one = pipeline.prepare_many(docs, settings, n_jobs=1)
+    two = pipeline.prepare_many(docs, settings, n_jobs=2)
+    assert one.keys == two.keys
+    assert np.array_equal(one.sets.offsets, two.sets.offsets)
+    assert np.array_equal(one.sets.ids, two.sets.ids)
+    assert np.array_equal(one.signatures, two.signatures)
+    assert len(one.sets.ids) > 0 and one.sets.offsets[-1] == len(one.sets.ids)
