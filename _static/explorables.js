@@ -123,21 +123,27 @@
     return unit === 0 ? `${grouped(n)} bytes` : `${significant(value, 3)} ${units[unit]}`;
   }
 
-  /** Run ``update`` now and after every change of ``inputs``; show its errors in ``status``. */
+  /** Run ``update`` now and after every change of ``inputs``; show its errors in ``status``.
+   *  ``update`` learns whether a slider is still being dragged (an "input" event from a
+   *  range; its "change" follows when it is let go), to put off slow work until then. */
   function wire(inputs, status, update) {
-    const run = () => {
+    const run = (event) => {
+      const dragging = Boolean(event && event.type === "input" && event.target.type === "range");
       try {
         status.textContent = "";
         status.hidden = true;
-        update();
+        update(dragging);
       } catch (error) {
         if (!(error instanceof RangeError)) throw error;
         status.textContent = error.message;
         status.hidden = false;
       }
     };
-    for (const input of inputs) input.addEventListener("input", run);
-    run();
+    for (const input of inputs) {
+      input.addEventListener("input", run);
+      if (input.type === "range") input.addEventListener("change", run);
+    }
+    run(null);
   }
 
   function statusLine() {
@@ -925,10 +931,12 @@
   }
 
   const bestCache = new Map();
+  const optimalKey = (threshold, numPerm, fpWeight, fnWeight) => `${threshold} ${numPerm} ${fpWeight} ${fnWeight}`;
+  const hasOptimal = (...args) => bestCache.has(optimalKey(...args));
 
   /** optimal_params: bands first, then rows; the first strictly smaller weighted error wins. */
   function optimalParams(threshold, numPerm, fpWeight, fnWeight) {
-    const key = `${threshold} ${numPerm} ${fpWeight} ${fnWeight}`;
+    const key = optimalKey(threshold, numPerm, fpWeight, fnWeight);
     if (bestCache.has(key)) return bestCache.get(key);
     let best = [0, 0];
     let bestError = Infinity;
@@ -1015,7 +1023,7 @@
       bands.input.dispatchEvent(new Event("input"));
     });
 
-    wire([num.input, bands.input, rows.input, threshold.input, fpw.input, fnw.input], status, () => {
+    wire([num.input, bands.input, rows.input, threshold.input, fpw.input, fnw.input], status, (dragging) => {
       latestBest = null;
       const n = intValue(num.input, 1, MAX_PERM);
       for (const slider of [bands, rows]) {
@@ -1044,6 +1052,10 @@
           : `${b} × ${r} = ${b * r} needs more values than a signature of ${n} has: use fewer bands or rows.`;
       if (wFp === 0 && wFn === 0) {
         put(out.best.output, "(set a weight above 0)");
+        put(out.bestError.output, "");
+      } else if (dragging && !hasOptimal(t, n, wFp, wFn)) {
+        // The search takes a noticeable moment for long signatures: wait until the slider is let go.
+        put(out.best.output, "(computed when the slider is let go)");
         put(out.bestError.output, "");
       } else {
         const best = optimalParams(t, n, wFp, wFn);
@@ -1155,34 +1167,43 @@
     return total;
   }
 
-  /** Chance that a fingerprint ``d`` bits from the query shares a key with it in some table. */
-  function chanceSeen(plan, d) {
-    if (d === 0) return 1.0;
-    // A table sees the neighbour when every touched block is outside its key; collect the
-    // distinct touched-block sets that fit inside some table's non-key blocks.
+  /** The distinct sets of touched blocks that leave some table's key untouched, each with
+   *  its blocks' widths: a table sees a neighbour when every block its differing bits touch
+   *  lies outside the table's key. */
+  function unseenKeysFit(plan) {
+    if (plan.fits) return plan.fits;
     const m = plan.widths.length;
     const fits = new Map();
     for (const key of plan.keys) {
-      const outside = [];
-      for (let b = 0; b < m; b++) if (!key.includes(b)) outside.push(b);
-      for (let mask = 1; mask < 1 << outside.length; mask++) {
-        const touched = outside.filter((_, i) => mask & (1 << i));
-        if (touched.length <= d) fits.set(touched.join(","), touched);
+      const blocks = [];
+      for (let b = 0; b < m; b++) if (!key.includes(b)) blocks.push(b);
+      for (let mask = 1; mask < 1 << blocks.length; mask++) {
+        const touched = blocks.filter((_, i) => mask & (1 << i));
+        const name = touched.join(",");
+        if (!fits.has(name)) fits.set(name, touched.map((b) => plan.widths[b]));
       }
     }
-    // Ways to flip d bits inside exactly the blocks ``touched``, by inclusion-exclusion.
+    plan.fits = Array.from(fits.values());
+    return plan.fits;
+  }
+
+  /** Chance that a fingerprint ``d`` bits from the query shares a key with it in some table. */
+  function chanceSeen(plan, d) {
+    if (d === 0) return 1.0;
     let ways = 0;
-    for (const touched of fits.values()) {
-      for (let mask = 0; mask < 1 << touched.length; mask++) {
+    for (const widths of unseenKeysFit(plan)) {
+      if (widths.length > d) continue;
+      // Ways to flip d bits inside exactly these blocks, touching each: inclusion-exclusion.
+      for (let mask = 0; mask < 1 << widths.length; mask++) {
         let width = 0;
-        let size = 0;
-        touched.forEach((b, i) => {
+        let left = widths.length;
+        for (let i = 0; i < widths.length; i++) {
           if (mask & (1 << i)) {
-            width += plan.widths[b];
-            size += 1;
+            width += widths[i];
+            left -= 1;
           }
-        });
-        ways += ((touched.length - size) % 2 === 0 ? 1 : -1) * choose(width, d);
+        }
+        ways += (left % 2 === 0 ? 1 : -1) * choose(width, d);
       }
     }
     return ways / choose(plan.bits, d);
@@ -1291,7 +1312,7 @@
 
   function drawLayout(plot, plan, all) {
     const shown = Math.min(plan.keys.length, 12);
-    const box = { x0: 70, x1: 350, y0: 6, row: 9 };
+    const box = { x0: 62, x1: 354, y0: 6, row: 12 };
     const scale = (box.x1 - box.x0) / plan.bits;
     plot.svg.setAttribute("viewBox", `0 0 360 ${box.y0 + (shown + 1) * box.row + 24}`);
     plot.clear();
@@ -1299,7 +1320,7 @@
     for (const w of plan.widths) edges.push(edges[edges.length - 1] + w);
     const row = (i, label, cls) => {
       const g = el("svg:g", {});
-      g.append(el("svg:text", { x: box.x0 - 6, y: box.y0 + i * box.row + 7, "text-anchor": "end", class: "nd-small", text: label }));
+      g.append(el("svg:text", { x: box.x0 - 6, y: box.y0 + i * box.row + 9, "text-anchor": "end", class: "nd-small", text: label }));
       plan.widths.forEach((w, b) => {
         g.append(
           el("svg:rect", {
@@ -1321,7 +1342,7 @@
     plot.svg.append(
       el("svg:text", {
         x: box.x0,
-        y: box.y0 + (shown + 1) * box.row + 14,
+        y: box.y0 + (shown + 1) * box.row + 16,
         class: "nd-small",
         text: more > 0 ? `… and ${more} more tables` : `${plan.keys.length} of ${all} tables`,
       }),

@@ -118,12 +118,13 @@ class Widgets:
         return f'.nd-explorable[data-explorable="{widget}"] [data-key="{key}"]'
 
     def set(self, widget: str, key: str, value: object) -> None:
-        """Put ``value`` into a control as typing would, and check it was taken as it is."""
+        """Put ``value`` into a control as a reader would (input, then change), and check it was taken."""
         taken = self.page.eval_on_selector(
             self.selector(widget, key),
             """(e, value) => {
                 e.value = value;
                 e.dispatchEvent(new Event('input', {bubbles: true}));
+                e.dispatchEvent(new Event('change', {bubbles: true}));
                 return e.value;
             }""",
             str(value),
@@ -307,6 +308,19 @@ def test_the_best_button_sets_the_sliders(page: Widgets) -> None:
     weighted = 0.5 * _false_positive_area(0.8, bands, rows) + 0.5 * _false_negative_area(0.8, bands, rows)
     assert page.value("s-curve", "error") == pytest.approx(weighted, abs=1e-9)
     assert page.value("s-curve", "best-error") == pytest.approx(weighted, abs=1e-9)
+
+
+def test_the_search_waits_for_the_slider_to_be_let_go(page: Widgets) -> None:
+    page.set("s-curve", "num-perm", 200)
+    page.set("s-curve", "fp-weight", 0.5)
+    page.set("s-curve", "fn-weight", 0.5)
+    slider = page.selector("s-curve", "threshold")
+    page.page.eval_on_selector(slider, "(e) => { e.value = '0.63'; e.dispatchEvent(new Event('input')); }")
+    assert "let go" in page.text("s-curve", "best")
+    bands, rows = int(page.get("s-curve", "bands")), int(page.get("s-curve", "rows"))
+    assert page.value("s-curve", "p-threshold") == pytest.approx(s_curve(0.63, bands, rows), abs=1e-9)
+    page.page.eval_on_selector(slider, "(e) => e.dispatchEvent(new Event('change'))")
+    assert tuple(page.value("s-curve", "best")) == optimal_params(0.63, 200)
 
 
 def test_zero_weights_ask_for_a_weight(page: Widgets) -> None:
