@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import string
 import subprocess
 import sys
@@ -100,9 +101,19 @@ def test_normalize(capsys):
     caught(checks.check_normalize, ascii_punctuation, "typographic quotes and dash", capsys)
     caught(checks.check_normalize, lambda t: categories(t, collapse=False), "whitespace", capsys)
 
+    def word_regex(text):  # \w counts "_" as a letter
+        text = unicodedata.normalize("NFKC", text).casefold()
+        return " ".join(re.sub(r"[^\w\s]", " ", text).split())
 
-def _word_shingles(text, k, *, off_by_one=0, norm=normalize, short=True, empty=set, kind=set, check_k=True):
-    if check_k and k < 1:
+    caught(checks.check_normalize, word_regex, "underscore", capsys)
+
+
+def _word_shingles(
+    text, k, *, off_by_one=0, norm=normalize, short=True, empty=set, kind=set, check_k=True, zero_only=False
+):
+    if zero_only and k == 0:
+        raise ValueError("k must not be 0")
+    if check_k and not zero_only and k < 1:
         raise ValueError("k must be >= 1")
     tokens = norm(text).split()
     if len(tokens) < k:
@@ -122,6 +133,8 @@ def test_word_shingles(capsys):
     caught(ws, lambda t, k: _word_shingles(t, k, empty=lambda: {""}), "empty text", capsys)
     caught(ws, lambda t, k: _word_shingles(t, k, kind=list), "three-word shingles", capsys, "return a set")
     caught(ws, lambda t, k: _word_shingles(t, k, check_k=False), "k = 0 is an error", capsys)
+    caught(ws, lambda t, k: _word_shingles(t, k, zero_only=True), "negative k is an error", capsys)
+    caught(ws, lambda t, k: _word_shingles(t, k, kind=tuple), "three-word shingles", capsys, "return a set")
 
 
 def _char_shingles(text, k, *, strip_spaces=False, off_by_one=0, norm=normalize):
@@ -153,6 +166,12 @@ def test_jaccard(capsys):
     caught(cj, lambda a, b: len(a & b) / (len(a) + len(b)) if a or b else 1.0, "half overlap", capsys)
     caught(cj, lambda a, b: len(a & b) / len(a) if a else 1.0, "subset", capsys)
     caught(cj, lambda a, b: len(a & b), "half overlap", capsys)
+
+    def grows_a(a, b):  # `a |= b` changes the caller's set
+        a |= b
+        return len(b) / len(a) if a else 1.0
+
+    caught(cj, grows_a, "half overlap", capsys, "changed its input (argument 1)")
 
 
 # ----------------------------------------------------------------- Lab 2
@@ -186,6 +205,13 @@ def test_minhash_signature(capsys):
     caught(cm, lambda s, p: _signature(s, p, modulo=False), "one shingle, a=1, b=0", capsys, ">= P")
     caught(cm, lambda s, p: [min((a * stable_hash(x) + b) % P for x in s) for a, b in p], "empty set", capsys)
     caught(cm, lambda s, p: _signature(s, p) if s else [], "empty set", capsys, "one value per hash function")
+    caught(
+        cm,
+        lambda s, p: (v for v in _signature(s, p)),
+        "one shingle, a=1, b=0",
+        capsys,
+        "not a generator: it can be read only once and has no len()",
+    )
     rng = np.random.default_rng()
     caught(
         cm, lambda s, p: [int(v) for v in rng.integers(0, P, len(p))], "same answer when called twice", capsys
@@ -327,6 +353,10 @@ def test_candidate_pairs(capsys):
     caught(cc, lambda s, b, r: _bands(s, b, r, only=1), "one band matches", capsys)
     caught(cc, lambda s, b, r: _bands(s, b, r, reverse=True), "one band matches", capsys, "i < j")
     caught(cc, lambda s, b, r: list(_bands(s, b, r)) + [(0, 0)], "one band matches", capsys)
+    caught(cc, lambda s, b, r: list(_bands(s, b, r)) * 2, "one band matches", capsys, "return a set")
+    caught(
+        cc, lambda s, b, r: {list(p) and p[::1] + (0,) for p in _bands(s, b, r)}, "one band matches", capsys
+    )
 
 
 def _choose(threshold, num_perm, *, exact_products=False, fp_only=False, swap=False, approx=False):
@@ -404,7 +434,15 @@ def test_precision_recall(capsys):
 
 def test_clusters(capsys):
     passes(checks.check_clusters, clusters_from_pairs, capsys)
-    passes(checks.check_clusters, lambda n, pairs: reversed(clusters_from_pairs(n, pairs)), capsys)
+    passes(checks.check_clusters, lambda n, pairs: list(reversed(clusters_from_pairs(n, pairs))), capsys)
+    passes(checks.check_clusters, lambda n, pairs: tuple(map(set, clusters_from_pairs(n, pairs))), capsys)
+    caught(
+        checks.check_clusters,
+        lambda n, pairs: reversed(clusters_from_pairs(n, pairs)),
+        "a chain",
+        capsys,
+        "read only once",
+    )
     cc = checks.check_clusters
 
     def relabel_one_side(n, pairs):  # union without transitive merging
@@ -427,33 +465,68 @@ def test_clusters(capsys):
     caught(cc, pairs_as_clusters, "a chain", capsys, "in two clusters")
 
 
-def _pipeline(band_threshold=0.6, verify=True, shingle=word_shingles, drop_singletons=False, bands_rows=None):
+def _pipeline(
+    band_threshold=0.6,
+    verify=True,
+    shingle=word_shingles,
+    drop_singletons=False,
+    bands_rows=None,
+    brute_force=False,
+    clusters_only=False,
+):
     def deduplicate(docs):
         sets = [shingle(d, 5) for d in docs]
         sigs = MinHasher(num_perm=128, seed=1).signatures(sets)
         bands, rows = bands_rows or optimal_params(band_threshold, 128)
-        pairs = [
-            (i, j)
-            for i, j in candidate_pairs(sigs, bands, rows)
-            if not verify or jaccard(sets[i], sets[j]) >= 0.8
-        ]
+        if brute_force:
+            candidates = {(i, j) for i in range(len(docs)) for j in range(i + 1, len(docs))}
+        else:
+            candidates = candidate_pairs(sigs, bands, rows)
+        pairs = [(i, j) for i, j in candidates if not verify or jaccard(sets[i], sets[j]) >= 0.8]
         clusters = clusters_from_pairs(len(docs), pairs)
-        return [c for c in clusters if len(c) > 1] if drop_singletons else clusters
+        clusters = [c for c in clusters if len(c) > 1] if drop_singletons else clusters
+        return clusters if clusters_only else (clusters, len(candidates))
 
     return deduplicate
 
 
+def test_verify_pairs(capsys):
+    def verify(candidates, sets, *, strict=False, kind=set):
+        keep = (lambda x: x > 0.8) if strict else (lambda x: x >= 0.8)
+        return kind((i, j) for i, j in candidates if keep(jaccard(sets[i], sets[j])))
+
+    passes(checks.check_verify_pairs, verify, capsys)
+    cv = checks.check_verify_pairs
+    caught(cv, lambda c, s: verify(c, s, strict=True), "a pair exactly at the threshold", capsys)
+    caught(cv, lambda c, s: verify(c, s, kind=list), "mixed", capsys, "return a set")
+    caught(cv, lambda c, s: set(c), "a pair just below the threshold", capsys)
+
+    def every_pair(candidates, sets):
+        n = len(sets)
+        return verify({(i, j) for i in range(n) for j in range(i + 1, n)}, sets)
+
+    caught(cv, every_pair, "only the candidates are verified", capsys)
+
+
 def test_dedup(capsys):
     passes(checks.check_dedup, _pipeline(), capsys)
-    assert "precision 1.000, recall 1.000" in checks._TALLY["check_dedup"].notes[0]
-    passes(checks.check_dedup, lambda docs: dedup(docs, threshold=0.8, bands=18, rows=7).clusters, capsys)
+    notes = checks._TALLY["check_dedup"].notes
+    assert "precision 1.000, recall 1.000" in notes[0]
+    assert re.match(
+        r"cost: [\d,]+ candidate pairs verified \(target at most [\d,]+\), in [\d.]+ \S+$", notes[1]
+    )
+
+    def packaged(docs):
+        result = dedup(docs, threshold=0.8, bands=18, rows=7)
+        return result.clusters, result.stats["candidates"]["pairs"]
+
+    passes(checks.check_dedup, packaged, capsys)
     cd = checks.check_dedup
 
     def exact_only(docs):
         first: dict = {}
-        return clusters_from_pairs(
-            len(docs), [(first.setdefault(normalize(d), i), i) for i, d in enumerate(docs)]
-        )
+        pairs = [(first.setdefault(normalize(d), i), i) for i, d in enumerate(docs)]
+        return clusters_from_pairs(len(docs), pairs), 0
 
     def raw_words(text, k):
         tokens = text.split()
@@ -472,6 +545,9 @@ def test_dedup(capsys):
     assert all(
         f.case != "hidden corpus: precision" for f in result.failures
     )  # reported once, not three times
+    caught(cd, _pipeline(bands_rows=(128, 1)), "hidden corpus: cost", capsys, "candidate pairs verified")
+    caught(cd, _pipeline(brute_force=True), "hidden corpus: cost", capsys, "100.0% of all")
+    caught(cd, _pipeline(clusters_only=True), "one document", capsys, "return a pair (clusters,")
 
 
 # ----------------------------------------------------------------- Lab 5
@@ -519,7 +595,7 @@ def test_simhash(capsys):
 class _Index:
     """A block-table index with switches for the mistakes the check must catch."""
 
-    skip_last = skip_first = verify_off = brute = single = False
+    skip_last = skip_first = verify_off = brute = single = shared = wider_last = as_list = False
     fewer_blocks = 0
 
     def __init__(self, max_distance, bits=64):
@@ -527,10 +603,12 @@ class _Index:
         blocks = max(1, max_distance + 1 - self.fewer_blocks)
         self.spans, start = [], 0
         for b in range(blocks):
-            width = bits // blocks + (1 if b < bits % blocks else 0)
+            wider = b >= blocks - bits % blocks if self.wider_last else b < bits % blocks
+            width = bits // blocks + (1 if wider else 0)
             self.spans.append((start, width))
             start += width
-        self.tables = [{} for _ in self.spans]
+        one_table: dict = {}
+        self.tables = [one_table if self.shared else {} for _ in self.spans]
         self.fps = {}
 
     def _values(self, fp):
@@ -563,7 +641,8 @@ class _Index:
 
     def query(self, fp):
         found = self.candidates(fp)
-        return found if self.verify_off else {k for k in found if hamming(self.fps[k], fp) <= self.d}
+        found = found if self.verify_off else {k for k in found if hamming(self.fps[k], fp) <= self.d}
+        return sorted(found, key=str) if self.as_list else found
 
 
 def _index(**mistakes):
@@ -572,13 +651,16 @@ def _index(**mistakes):
 
 def test_block_index(capsys):
     passes(checks.check_block_index, _Index, capsys)
+    passes(checks.check_block_index, _index(wider_last=True), capsys)
     cb = checks.check_block_index
+    caught(cb, _index(shared=True), "a block value in another block is no match", capsys)
+    caught(cb, _index(as_list=True), "max_distance = 3", capsys, "return a set of keys from query()")
     caught(cb, _index(skip_last=True), "max_distance = 3", capsys, "missed")
     caught(cb, _index(skip_first=True), "max_distance = 3", capsys, "missed")
     caught(cb, _index(fewer_blocks=1), "max_distance = 3", capsys, "missed")
     caught(cb, _index(verify_off=True), "max_distance = 3", capsys, "farther than")
     caught(cb, _index(single=True), "max_distance = 3", capsys, "missed")
-    caught(cb, _index(brute=True), "few candidates", capsys, "close to checking every key")
+    caught(cb, _index(brute=True), "few candidates", capsys, "agree with it on no whole block")
 
 
 # ------------------------------------------------------- every check, generally
@@ -591,6 +673,7 @@ def test_registry_names_every_check():
     public = {name for name in checks.__all__ if name.startswith("check_")}
     assert public == {name for lab in checks.LABS.values() for name in lab}
     assert len(checks.LABS) == 5
+    assert set(checks.POINTS) == public
 
 
 @pytest.mark.parametrize("check", ALL_CHECKS, ids=lambda c: c.__name__)
@@ -653,7 +736,7 @@ def test_helper_inside_answer_not_implemented(capsys):
     assert result.missing == "not implemented yet: my_normalize (used by my_word_shingles)"
 
 
-def test_a_student_cannot_spoil_a_case_by_changing_its_input(capsys):
+def test_a_function_that_changes_its_input_fails_with_a_note(capsys):
     def clears(a, b):
         value = jaccard(a, b)
         for given in (a, b):
@@ -661,7 +744,48 @@ def test_a_student_cannot_spoil_a_case_by_changing_its_input(capsys):
                 given.clear()
         return value
 
-    passes(checks.check_jaccard, clears, capsys)
+    result = checks.check_jaccard(clears)
+    out = capsys.readouterr().out
+    assert not result.passed
+    assert "note: clears changed its input (argument 1 and argument 2)" in out
+    # Each case got its own fresh copy, so every value is right; only the change is reported.
+    assert result.failures and all(f.got == f.expected for f in result.failures)
+    assert all("changed its input" in f.detail for f in result.failures)
+
+
+def test_every_check_uses_the_container_rule(capsys):
+    as_tuple = checks.check_char_shingles(lambda t, k: tuple(char_shingles(t, k)))
+    as_list = checks.check_candidate_pairs(lambda s, b, r: sorted(candidate_pairs(s, b, r)))
+    out = capsys.readouterr().out
+    assert not as_tuple.passed and not as_list.passed
+    assert (
+        "return a set, not a tuple" in out
+        and "return a set of (i, j) pairs (set or frozenset), not a list" in out
+    )
+
+
+def test_hints_point_to_the_bug_without_giving_the_code(capsys):
+    code = re.compile(
+        r"\.join\(|\.split\(|\.count\(|\bbin\(|\blen\(|\bsorted\(|\[\w*[:*]|\*\*|%\s*P|>>|==|\bsig\["
+    )
+    hints = set()
+    for check in ALL_CHECKS:
+        for answer in (lambda *a, **k: object(), object()):
+            result = check(answer)
+            hints |= {f.hint for f in result.failures}
+    capsys.readouterr()
+    assert len(hints) > 20
+    offending = sorted(h for h in hints if code.search(h))
+    assert not offending, offending
+
+
+def test_grading_mode_adds_cases_with_other_seeds(capsys):
+    plain = checks.check_jaccard(jaccard)
+    with checks.grading_mode():
+        graded = checks.check_jaccard(jaccard)
+        assert checks.grading()
+    assert not checks.grading()
+    assert graded.passed and graded.cases > plain.cases
 
 
 def test_summary_and_grade(capsys):
@@ -682,7 +806,7 @@ def test_summary_and_grade(capsys):
     }
     assert out.splitlines()[-4:] == [
         "lab01: 1 of 4 checks pass",
-        "  FAIL check_normalize: 11 of 12 cases fail",
+        "  FAIL check_normalize: 12 of 13 cases fail",
         "  FAIL check_word_shingles: not run yet (run its cell)",
         "  FAIL check_char_shingles: not run yet (run its cell)",
     ]

@@ -17,13 +17,20 @@ def check_normalize(func: Callable[[str], str]) -> CheckResult:
     PASS check_normalize: all 13 cases pass
     True
     """
-    spaces = "Collapse every run of whitespace to one space, and strip both ends: ' '.join(text.split())."
+    spaces = (
+        "Collapse every run of whitespace (spaces, tabs, newlines) into one space, and drop it at both ends."
+    )
     punct = (
-        "Turn every character whose Unicode category starts with P (punctuation) or S (symbol) "
-        "into a space: unicodedata.category(ch)[0] in 'PS'."
+        "Every character whose Unicode category is a kind of punctuation (P...) or symbol (S...) "
+        "becomes a space; look up the category of the character that survived."
     )
     hand = [
-        ("lower case", "Heavy RAIN in the City", "heavy rain in the city", "Fold case with str.casefold()."),
+        (
+            "lower case",
+            "Heavy RAIN in the City",
+            "heavy rain in the city",
+            "Capital letters must not matter.",
+        ),
         ("punctuation", "Rain, rain... go away!", "rain rain go away", punct),
         ("whitespace", "  tabs\tand\nnewlines   here ", "tabs and newlines here", spaces),
         ("apostrophe", "It's raining", "it s raining", punct),
@@ -33,7 +40,8 @@ def check_normalize(func: Callable[[str], str]) -> CheckResult:
             "full-width letters (Unicode)",
             "ＦＵＬＬ width",
             "full width",
-            "Apply unicodedata.normalize('NFKC', text).",
+            "Full-width letters are compatibility forms: which Unicode normalisation form maps them "
+            "to plain letters?",
         ),
         ("combining accent (Unicode)", "Cafe\u0301 au lait", "café au lait", "NFKC joins e + U+0301 into é."),
         (
@@ -85,7 +93,7 @@ def _shingle_cases(
                 _article_input(seed, k=k),
                 _call(func, text, k),
                 reference(text, k),
-                hint="There are len(tokens) - k + 1 shingles in a text of len(tokens) tokens.",
+                hint="A text of n tokens has n - k + 1 shingles: count yours.",
             )
         )
     cases.append(
@@ -202,7 +210,7 @@ def check_jaccard(func: Callable[[set, set], float]) -> CheckResult:
     PASS check_jaccard: all 8 cases pass
     True
     """
-    formula = "Divide the size of the intersection by the size of the union: len(a & b) / len(a | b)."
+    formula = "Divide the number of shingles in both sets by the number of shingles in either set."
     hand = [
         ("half overlap", {"a", "b", "c"}, {"b", "c", "d"}, 0.5, formula),
         ("identical sets", {"x", "y"}, {"x", "y"}, 1.0, formula),

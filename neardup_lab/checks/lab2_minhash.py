@@ -107,7 +107,7 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
             {"heavy rain"},
             [(1, 0), (2, 5)],
             [398839195375815907, 797678390751631819],
-            "Use params[i] = (a, b) for position i: h(x) = (a*x + b) % P.",
+            "Each position of the signature has its own pair (a, b) from params, in order.",
         ),
         (
             "the minimum over the set",
@@ -201,7 +201,7 @@ def check_estimate_similarity(func: Callable[[list[int], list[int]], float]) -> 
     PASS check_estimate_similarity: all 8 cases pass
     True
     """
-    share = "Count positions i where sig_a[i] == sig_b[i], and divide by the number of positions."
+    share = "Compare the signatures position by position and return the share of positions that agree."
     hand = [
         ("identical", [1, 2, 3, 4], [1, 2, 3, 4], 1.0, share),
         ("nothing equal", [1, 2, 3, 4], [5, 6, 7, 8], 0.0, share),
@@ -273,8 +273,8 @@ def check_measure_error(func: Callable[[set, set, int, int, Callable], float]) -
     True
     """
     rmse = (
-        "For seed = 0 .. trials - 1: params = hash_parameters(k, seed), estimate = share of equal "
-        "positions of the two signatures; return sqrt(mean((estimate - exact Jaccard) ** 2))."
+        "One trial per seed from 0 to trials - 1, each with its own hash family; square each "
+        "trial's error against the exact Jaccard, average the squares, then take the root."
     )
     a = word_shingles(_article(41, 80), 3)
     b = word_shingles(replace_words(_article(41, 80), 6, seed=3), 3)
@@ -327,6 +327,6 @@ def check_k_for_error(value: Any) -> CheckResult:
         lambda: value,
         625,
         judge=judge,
-        hint="Solve sqrt(J * (1 - J) / k) <= 0.02 for k: k >= J * (1 - J) / 0.02**2.",
+        hint="Solve the standard-error inequality for k, then take the smallest whole number that meets it.",
     )
     return _run("check_k_for_error", value, [case])

@@ -23,16 +23,28 @@ def check_s_curve(func: Callable[[float, int, int], float]) -> CheckResult:
     True
     """
     formula = (
-        "One band of r rows matches with probability s**r; it fails with 1 - s**r; all b bands fail "
-        "with (1 - s**r)**b; so the pair is a candidate with 1 - (1 - s**r)**b."
+        "Build it in steps: the chance that one band of r rows matches, that it does not, that "
+        "none of the b bands match, and finally that at least one does."
     )
     hand = [
         ("20 bands of 5 rows, s = 0.5", 0.5, 20, 5, formula),
         ("s = 0 never", 0.0, 4, 3, "Two signatures with nothing in common never match a band."),
         ("s = 1 always", 1.0, 4, 3, "Identical signatures match every band."),
         ("one band of one row", 0.8, 1, 1, "With one band of one row the probability is s itself."),
-        ("many bands, few rows", 0.6, 10, 2, "rows is the exponent of s, bands the exponent of (1 - s**r)."),
-        ("few bands, many rows", 0.6, 2, 10, "rows is the exponent of s, bands the exponent of (1 - s**r)."),
+        (
+            "many bands, few rows",
+            0.6,
+            10,
+            2,
+            "Which of bands and rows belongs to one band, and which counts the bands?",
+        ),
+        (
+            "few bands, many rows",
+            0.6,
+            2,
+            10,
+            "Which of bands and rows belongs to one band, and which counts the bands?",
+        ),
         ("9 bands of 13 rows, s = 0.9", 0.9, 9, 13, formula),
         ("50 bands of 2 rows, s = 0.3", 0.3, 50, 2, formula),
     ]
@@ -81,7 +93,7 @@ def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, 
         "are not a match: include the band number in the key, or use a separate dict per band."
     )
     groups = "Every two rows in the same bucket are a pair: a bucket of three rows gives three pairs."
-    slicing = "Band i covers columns i*rows to (i+1)*rows - 1: sig[i*rows:(i+1)*rows]."
+    slicing = "Band i is the i-th run of `rows` consecutive columns: where do your bands start and end?"
 
     def arr(rows: list[list[int]]) -> np.ndarray:
         return np.array(rows, dtype=np.uint32).reshape(len(rows), -1) if rows else np.zeros((0, 4), np.uint32)
@@ -133,7 +145,8 @@ def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, 
             "signatures of 4 values, bands=3, rows=2",
             _call(func, arr([[1, 2, 3, 4], [1, 2, 3, 4]]), 3, 2),
             raises=ValueError,
-            hint="3 bands of 2 rows need 6 values; raise ValueError when bands * rows > signatures.shape[1].",
+            hint="3 bands of 2 rows need 6 values and the signatures have 4: refuse such a request "
+            "with ValueError.",
         )
     )
     for corpus_seed, bands, rows in ((5, 6, 5), (105, 8, 4)) if grading() else ((5, 6, 5),):

@@ -49,7 +49,10 @@ def check_precision_recall(func: Callable[[Iterable, Iterable], tuple[float, flo
     PASS check_precision_recall: all 7 cases pass
     True
     """
-    unordered = "Pairs are unordered: turn (j, i) into (i, j) before comparing, e.g. tuple(sorted(pair))."
+    unordered = (
+        "Pairs are unordered: (j, i) is the same pair as (i, j), so bring every pair to one form "
+        "before comparing."
+    )
     hand = [
         (
             "half right, half found",

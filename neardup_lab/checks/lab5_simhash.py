@@ -19,7 +19,7 @@ def check_hamming(func: Callable[[int, int], int]) -> CheckResult:
     PASS check_hamming: all 7 cases pass
     True
     """
-    xor = "XOR the two numbers, then count the 1 bits: bin(x ^ y).count('1')."
+    xor = "The bits that differ are the 1 bits of the two numbers' XOR: count those."
     hand = [
         ("equal numbers", 0b1011, 0b1011, 0, xor),
         ("two bits differ", 0b1011, 0b0010, 2, xor),
@@ -84,14 +84,14 @@ def check_simhash(func: Callable[..., int]) -> CheckResult:
             ["rain", "sun"],
             {},
             rain & sun,
-            "Where the two hashes disagree the vote is 0: only a positive vote sets the bit (> 0, not >= 0).",
+            "Where the two hashes disagree the vote is 0: only a positive vote sets the bit.",
         ),
         (
             "16 bits",
             ["rain"],
             {"bits": 16},
             rain & 0xFFFF,
-            "Keep the low `bits` bits: bit i is (h >> i) & 1.",
+            "With bits=16 the fingerprint has 16 bits: vote on bit positions 0 to bits - 1 only.",
         ),
     ]
     cases = [
@@ -195,6 +195,7 @@ def _index_case(
         for key, fp in stored.items():
             index.add(key, fp)
         problems, counts = [], []
+        truth = _BlockTruth(stored, bits, max_distance + 1)
         for fp in queries:
             want = {k for k, v in stored.items() if bin(fp ^ v).count("1") <= max_distance}
             try:
@@ -203,7 +204,7 @@ def _index_case(
             except ValueError as exc:
                 return [str(exc)], [], len(stored)
             counts.append(len(cands))
-            wrong = cands - _shares_a_block(fp, stored, bits, max_distance + 1)
+            wrong = cands - truth.keys(fp)
             if wrong:
                 k = sorted(wrong, key=str)[0]
                 problems.append(
@@ -231,21 +232,27 @@ def _index_case(
     return run
 
 
-def _shares_a_block(fingerprint: int, stored: dict, bits: int, blocks: int) -> set:
-    """Keys whose fingerprint equals ``fingerprint`` on a whole block, blocks split either way.
+class _BlockTruth:
+    """Which stored keys agree with a fingerprint on a whole block, for blocks split either way.
 
     Blocks are contiguous and of nearly equal width; the wider ones may come first or
     last, so both splits are allowed.
     """
-    spans = _block_spans(bits, blocks)
-    last_wider = [(bits - start - width, width) for start, width in reversed(spans)]
-    found = set()
-    for layout in (spans, last_wider):
-        masks = [(start, (1 << width) - 1) for start, width in layout]
+
+    def __init__(self, stored: dict, bits: int, blocks: int) -> None:
+        spans = _block_spans(bits, blocks)
+        layouts = (spans, [(bits - start - width, width) for start, width in reversed(spans)])
+        self.masks = [(start, (1 << width) - 1) for layout in layouts for start, width in layout]
+        self.tables: list[dict[int, set]] = [{} for _ in self.masks]
         for key, value in stored.items():
-            if any((value >> start) & mask == (fingerprint >> start) & mask for start, mask in masks):
-                found.add(key)
-    return found
+            for table, (start, mask) in zip(self.tables, self.masks):
+                table.setdefault((value >> start) & mask, set()).add(key)
+
+    def keys(self, fingerprint: int) -> set:
+        found: set = set()
+        for table, (start, mask) in zip(self.tables, self.masks):
+            found |= table.get((fingerprint >> start) & mask, set())
+        return found
 
 
 def _index_judge(max_fraction: float | None = None) -> Callable[[Any], str | None]:
