@@ -132,7 +132,7 @@
       try {
         status.textContent = "";
         status.hidden = true;
-        update(dragging);
+        update(dragging, event);
       } catch (error) {
         if (!(error instanceof RangeError)) throw error;
         status.textContent = error.message;
@@ -970,7 +970,13 @@
     const threshold = control(ids, "threshold", "Threshold t", { type: "range", min: 0.01, max: 0.99, step: 0.01, value: 0.8 }, fixed(2));
     const fpw = control(ids, "fp-weight", "False-positive weight", { type: "range", min: 0, max: 1, step: 0.01, value: 0.5 }, fixed(2));
     const fnw = control(ids, "fn-weight", "False-negative weight", { type: "range", min: 0, max: 1, step: 0.01, value: 0.5 }, fixed(2));
-    const useBest = el("button", { type: "button", class: "nd-button", text: "Use the best bands and rows" });
+    const follow = el("input", { type: "checkbox", id: ids + "follow", "data-key": "follow", checked: true });
+    const followRow = el(
+      "div",
+      { class: "nd-control nd-check" },
+      follow,
+      el("label", { for: ids + "follow", text: "Keep bands and rows at the best choice" }),
+    );
     const out = {
       p: result(ids, "p-threshold", "P(candidate) at the threshold"),
       bend: result(ids, "bend", "Bend of the curve (1/b)^(1/r)"),
@@ -988,9 +994,11 @@
       ...frame(
         "S-curve and banding explorer",
         "Cut each signature into b bands of r values; a pair becomes a candidate when one band agrees " +
-          "completely, with probability 1 − (1 − s^r)^b for similarity s. Move the sliders; the best " +
-          "choice minimises the weighted error areas, as neardup_lab.optimal_params does.",
-        el("div", { class: "nd-controls" }, num.row, bands.row, rows.row, threshold.row, fpw.row, fnw.row, useBest),
+          "completely, with probability 1 − (1 − s^r)^b for similarity s. The best choice minimises the " +
+          "weighted error areas, as neardup_lab.optimal_params does; while the box is ticked, bands and " +
+          "rows follow it as you move the threshold, the weights or the signature length. Moving bands " +
+          "or rows yourself unticks it.",
+        el("div", { class: "nd-controls" }, num.row, threshold.row, fpw.row, fnw.row, followRow, bands.row, rows.row),
         status,
         plot.svg,
         el(
@@ -1013,18 +1021,9 @@
       ),
     );
 
-    let latestBest = null;
-    useBest.addEventListener("click", () => {
-      if (!latestBest) return;
-      bands.input.value = String(latestBest[0]);
-      rows.input.value = String(latestBest[1]);
-      bands.show();
-      rows.show();
-      bands.input.dispatchEvent(new Event("input"));
-    });
-
-    wire([num.input, bands.input, rows.input, threshold.input, fpw.input, fnw.input], status, (dragging) => {
-      latestBest = null;
+    const inputs = [num.input, bands.input, rows.input, threshold.input, fpw.input, fnw.input, follow];
+    wire(inputs, status, (dragging, event) => {
+      if (event && (event.target === bands.input || event.target === rows.input)) follow.checked = false;
       const n = intValue(num.input, 1, MAX_PERM);
       for (const slider of [bands, rows]) {
         if (Number(slider.input.max) !== n) {
@@ -1032,11 +1031,31 @@
           slider.show();
         }
       }
-      const b = intValue(bands.input, 1, n);
-      const r = intValue(rows.input, 1, n);
       const t = numberValue(threshold.input, 0.01, 0.99);
       const wFp = numberValue(fpw.input, 0, 1);
       const wFn = numberValue(fnw.input, 0, 1);
+      let best = null;
+      if (wFp === 0 && wFn === 0) {
+        put(out.best.output, "(set a weight above 0)");
+        put(out.bestError.output, "");
+      } else if (dragging && !hasOptimal(t, n, wFp, wFn)) {
+        // The search takes a noticeable moment for long signatures: wait until the slider is let go.
+        put(out.best.output, "(computed when the slider is let go)");
+        put(out.bestError.output, "");
+      } else {
+        best = optimalParams(t, n, wFp, wFn);
+        const bestErr = wFp * falsePositiveArea(t, best[0], best[1]) + wFn * falseNegativeArea(t, best[0], best[1]);
+        put(out.best.output, `${best[0]} × ${best[1]} (${best[0] * best[1]} of ${n} values)`, best);
+        put(out.bestError.output, significant(bestErr, 4), bestErr);
+        if (follow.checked) {
+          bands.input.value = String(best[0]);
+          rows.input.value = String(best[1]);
+          bands.show();
+          rows.show();
+        }
+      }
+      const b = intValue(bands.input, 1, n);
+      const r = intValue(rows.input, 1, n);
       const p = sCurve(t, b, r);
       const knee = bend(b, r);
       const fp = falsePositiveArea(t, b, r);
@@ -1050,20 +1069,6 @@
         b * r <= n
           ? `${b} × ${r} uses ${b * r} of the ${n} values of a signature.`
           : `${b} × ${r} = ${b * r} needs more values than a signature of ${n} has: use fewer bands or rows.`;
-      if (wFp === 0 && wFn === 0) {
-        put(out.best.output, "(set a weight above 0)");
-        put(out.bestError.output, "");
-      } else if (dragging && !hasOptimal(t, n, wFp, wFn)) {
-        // The search takes a noticeable moment for long signatures: wait until the slider is let go.
-        put(out.best.output, "(computed when the slider is let go)");
-        put(out.bestError.output, "");
-      } else {
-        const best = optimalParams(t, n, wFp, wFn);
-        latestBest = best;
-        const bestErr = wFp * falsePositiveArea(t, best[0], best[1]) + wFn * falseNegativeArea(t, best[0], best[1]);
-        put(out.best.output, `${best[0]} × ${best[1]} (${best[0] * best[1]} of ${n} values)`, best);
-        put(out.bestError.output, significant(bestErr, 4), bestErr);
-      }
       drawSCurve(plot, b, r, t, p, knee, fp, fn);
     });
   }

@@ -263,6 +263,7 @@ def test_s_curve_numbers_match_the_package(page: Widgets, bands: int, rows: int,
     page.set("s-curve", "bands", bands)
     page.set("s-curve", "rows", rows)
     page.set("s-curve", "threshold", threshold)
+    assert (int(page.get("s-curve", "bands")), int(page.get("s-curve", "rows"))) == (bands, rows)
     curve = json.loads(page.page.get_attribute(page.selector("s-curve", "curve"), "data-curve"))
     np.testing.assert_allclose(curve, s_curve(np.arange(101) / 100, bands, rows), rtol=0, atol=1e-9)
     assert page.value("s-curve", "p-threshold") == pytest.approx(s_curve(threshold, bands, rows), abs=1e-9)
@@ -297,17 +298,24 @@ def test_best_bands_and_rows_equal_optimal_params(page: Widgets) -> None:
     assert not differ, "\n".join(differ)
 
 
-def test_the_best_button_sets_the_sliders(page: Widgets) -> None:
-    page.set("s-curve", "num-perm", 256)
-    page.set("s-curve", "fp-weight", 0.5)
-    page.set("s-curve", "fn-weight", 0.5)
-    page.set("s-curve", "threshold", 0.8)
-    page.page.get_by_role("button", name="Use the best bands and rows").click()
-    bands, rows = (int(page.page.input_value(page.selector("s-curve", key))) for key in ("bands", "rows"))
-    assert (bands, rows) == optimal_params(0.8, 256)
-    weighted = 0.5 * _false_positive_area(0.8, bands, rows) + 0.5 * _false_negative_area(0.8, bands, rows)
-    assert page.value("s-curve", "error") == pytest.approx(weighted, abs=1e-9)
-    assert page.value("s-curve", "best-error") == pytest.approx(weighted, abs=1e-9)
+def test_bands_and_rows_follow_the_best_choice_while_ticked(page: Widgets) -> None:
+    page.set("s-curve", "bands", 3)  # moving bands yourself unticks the box
+    assert not page.page.is_checked(page.selector("s-curve", "follow"))
+    page.page.check(page.selector("s-curve", "follow"))
+    for fn_weight in (0.5, 0.7, 0.9, 0.99):
+        page.set("s-curve", "num-perm", 256)
+        page.set("s-curve", "threshold", 0.8)
+        page.set("s-curve", "fp-weight", round(1 - fn_weight, 2))
+        page.set("s-curve", "fn-weight", fn_weight)
+        bands, rows = int(page.get("s-curve", "bands")), int(page.get("s-curve", "rows"))
+        assert (bands, rows) == optimal_params(0.8, 256, round(1 - fn_weight, 2), fn_weight)
+        p = page.value("s-curve", "p-threshold")
+        assert p == pytest.approx(s_curve(0.8, bands, rows), abs=1e-9)
+        weighted = (1 - fn_weight) * _false_positive_area(
+            0.8, bands, rows
+        ) + fn_weight * _false_negative_area(0.8, bands, rows)
+        assert page.value("s-curve", "error") == pytest.approx(weighted, abs=1e-9)
+        assert page.value("s-curve", "best-error") == page.value("s-curve", "error")
 
 
 def test_the_search_waits_for_the_slider_to_be_let_go(page: Widgets) -> None:
