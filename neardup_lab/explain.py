@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
@@ -377,7 +377,9 @@ def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
     near = np.flatnonzero(~exact)
     if len(near):
         needed = np.unique(np.r_[removed[near], neighbours[near]])
-        prepared = prepare_many([docs[i] for i in needed.tolist()], result.settings)
+        # Shingle ids depend only on the shingle kind and size: sign with one value, the cheapest.
+        ids_only = replace(result.settings, num_perm=1, bands=1, rows=1, bbits=None)
+        prepared = prepare_many([docs[i] for i in needed.tolist()], ids_only)
         local = np.searchsorted(needed, np.stack([removed[near], neighbours[near]], axis=1))
         jaccards[near] = jaccard_of_pairs(SortedOnDemand(prepared.sets), local)
     return [
