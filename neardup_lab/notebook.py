@@ -22,13 +22,16 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .corpus import make_article, make_corpus
 from .text import jaccard, word_shingles, words
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "duration",
@@ -43,6 +46,7 @@ __all__ = [
     "rmse",
     "IdPairs",
     "id_pairs",
+    "draw_partition_flow",
 ]
 
 _UNITS = (
@@ -237,3 +241,54 @@ def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
         took = duration(seconds) if seconds else "(in the line above)"
         lines.append(f"{stage:<11} {counts:<50} {took}")
     return lines
+
+
+def draw_partition_flow(
+    ax: Axes, columns: list[tuple[str, str]], arrows: list[str], client: str, lanes: int = 3
+) -> None:
+    """Draw a distributed pipeline on ``ax``: columns of partitions, every lane to every lane.
+
+    ``columns`` holds ``(label, kind)`` pairs, kind ``"data"`` (input partitions, blue,
+    named P0, P1, ...) or ``"shuffle"`` (shuffle partitions, orange, S0, S1, ...);
+    ``arrows`` labels the ``len(columns) - 1`` bundles between them; the last column
+    sends everything to one ``client`` box (green).
+
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> draw_partition_flow(ax, [("sign", "data"), ("group", "shuffle")], ["by key"], "gather")
+    >>> len(ax.patches)  # 2 columns x 3 boxes, 3 x 3 arrows, the client and its 3 arrows
+    19
+    """
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    if len(arrows) != len(columns) - 1:
+        raise ValueError(f"need {len(columns) - 1} arrow labels for {len(columns)} columns, got {arrows!r}")
+    colours = {"data": "#9ecae1", "shuffle": "#fdae6b"}
+    box_w, box_h, gap, step = 0.9, 0.5, 1.85, 0.8
+    top = (lanes - 1) * step + box_h
+
+    def arrow(start: tuple[float, float], end: tuple[float, float]) -> None:
+        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=7, lw=0.6, color="0.4"))
+
+    for c, (label, kind) in enumerate(columns):
+        x = c * gap
+        for r in range(lanes):
+            ax.add_patch(Rectangle((x, r * step), box_w, box_h, color=colours[kind]))
+            name = f"{'P' if kind == 'data' else 'S'}{r}"
+            ax.text(x + box_w / 2, r * step + box_h / 2, name, ha="center", va="center", fontsize=9)
+        ax.text(x + box_w / 2, top + 0.35, label, ha="center", va="bottom", fontsize=8.5)
+        if c < len(arrows):
+            for r in range(lanes):
+                for s in range(lanes):
+                    arrow((x + box_w, r * step + box_h / 2), (x + gap, s * step + box_h / 2))
+            ax.text(x + box_w + (gap - box_w) / 2, -0.35, arrows[c], ha="center", fontsize=8, color="0.25")
+    x = len(columns) * gap
+    middle = (lanes - 1) * step / 2
+    ax.add_patch(Rectangle((x, middle), box_w, box_h, color="#a1d99b"))
+    ax.text(x + box_w / 2, middle + box_h / 2, "client", ha="center", va="center", fontsize=9)
+    ax.text(x + box_w / 2, top + 0.35, client, ha="center", va="bottom", fontsize=8.5)
+    for r in range(lanes):
+        arrow((x - gap + box_w, r * step + box_h / 2), (x, middle + box_h / 2))
+    ax.set_xlim(-0.2, x + box_w + 0.2)
+    ax.set_ylim(-0.6, top + 1.3)
+    ax.axis("off")
