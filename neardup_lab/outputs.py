@@ -28,6 +28,7 @@ import gzip
 import io
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -431,6 +432,16 @@ def _write_csv(
     text.detach()  # the caller closes the file under it
 
 
+def _parquet_schema(path: str, pq: Any) -> Any:
+    """The Arrow schema of a Parquet input, or None when it cannot be read."""
+    try:
+        f, _ = open_input(path)
+        with f:
+            return pq.ParquetFile(f).schema_arrow
+    except (OSError, ValueError, sys.modules["pyarrow"].ArrowException):
+        return None
+
+
 def _write_parquet(
     raw: IO[bytes],
     grouped: dict[str, dict[int, Document]],
@@ -439,23 +450,26 @@ def _write_parquet(
 ) -> None:
     pa = optional_module("pyarrow", "pyarrow", "writing Parquet files")
     pq = optional_module("pyarrow.parquet", "pyarrow", "writing Parquet files")
-    paths = [sources[s].path for s in grouped] or [next(iter(sources.values())).path]
-    files = [open_input(path)[0] for path in paths]
-    try:
-        tables = [pq.ParquetFile(f) for f in files]
-        schema = tables[0].schema_arrow
-        for path, table in zip(paths[1:], tables[1:]):
-            if not table.schema_arrow.equals(schema):
-                raise UsageError(
-                    f"the Parquet inputs {posix(paths[0])} and {posix(path)} have different schemas, so "
-                    "their rows cannot go to one file; deduplicate them in separate runs"
-                )
-        with pq.ParquetWriter(raw, schema) as writer:
-            for wanted, table in zip(grouped.values(), tables):
-                _copy_parquet(writer, table, wanted, args.column, pa)
-    finally:
-        for f in files:
-            f.close()
+    paths = [sources[s].path for s in grouped]
+    if not paths:  # no row to write: the schema of the first input that can be read
+        paths = [next((s.path for s in sources.values() if _parquet_schema(s.path, pq) is not None), "")]
+    schema = _parquet_schema(paths[0], pq) if paths[0] else None
+    if schema is None:
+        raise UsageError("no input can be read as Parquet, so there is no schema for the records written")
+    for path in paths[1:]:  # one file open at a time: a run may name thousands of shards
+        other = _parquet_schema(path, pq)
+        if other is None:
+            raise _changed(posix(path), "its schema")
+        if not schema.equals(other):
+            raise UsageError(
+                f"the Parquet inputs {posix(paths[0])} and {posix(path)} have different schemas, so "
+                "their rows cannot go to one file; deduplicate them in separate runs"
+            )
+    with pq.ParquetWriter(raw, schema) as writer:
+        for source, wanted in grouped.items():
+            f, _ = open_input(sources[source].path)
+            with f:
+                _copy_parquet(writer, pq.ParquetFile(f), wanted, args.column, pa)
 
 
 def _copy_parquet(writer: Any, table: Any, wanted: dict[int, Document], column: str, pa: Any) -> None:

@@ -174,6 +174,17 @@ def test_parquet_keep_out_has_the_schema_and_the_rows(cwd, capsys):
     assert kept.equals(table.take(wanted))
 
 
+def test_parquet_outputs_with_no_row_keep_the_schema_and_mixed_schemas_are_refused(cwd, capsys):
+    pq.write_table(parquet_table(corpus()[:8]), cwd / "a.parquet")  # no duplicates inside
+    assert main(["dedup", "a.parquet", "--removed-out", "removed.parquet", "--quiet"]) == 0
+    removed = pq.read_table(cwd / "removed.parquet")
+    assert removed.num_rows == 0 and removed.schema.equals(parquet_table(corpus()).schema)
+    pq.write_table(pa.table({"text": [article(20)]}), cwd / "b.parquet")
+    assert main(["dedup", "a.parquet", "b.parquet", "--keep-out", "kept.parquet", "--quiet"]) == 2
+    assert "have different schemas" in capsys.readouterr().err
+    assert not (cwd / "kept.parquet").exists()
+
+
 def test_parquet_without_the_column_is_reported_and_the_run_goes_on(cwd):
     pq.write_table(parquet_table(corpus()), cwd / "good.parquet")
     pq.write_table(pa.table({"body": ["x", "y"]}), cwd / "other.parquet")
@@ -233,6 +244,16 @@ def test_index_add_new_out_is_the_batch_without_its_duplicates(cwd, capsys):
 
 
 # ----- what may not be written --------------------------------------------------------------
+
+
+def test_new_out_may_not_land_in_the_index(cwd, capsys):
+    (cwd / "day1.jsonl").write_text(json.dumps({"text": article(1)}) + "\n")
+    (cwd / "day2.jsonl").write_text(json.dumps({"text": article(2)}) + "\n")
+    assert main(["index", "build", "news.idx", "day1.jsonl", "--quiet"]) == 0
+    before = sorted(p.name for p in (cwd / "news.idx").iterdir())
+    assert main(["index", "add", "news.idx", "day2.jsonl", "--new-out", "news.idx/new.jsonl"]) == 2
+    assert "--new-out news.idx/new.jsonl is inside the index folder" in capsys.readouterr().err
+    assert sorted(p.name for p in (cwd / "news.idx").iterdir()) == before
 
 
 @pytest.mark.parametrize(
