@@ -38,6 +38,8 @@ import numpy as np
 
 __all__ = [
     "BLOCK_SCHEMES",
+    "BlockLayout",
+    "block_layout",
     "BlockIndex",
     "QueryStats",
     "hamming_brute_force",
@@ -160,6 +162,93 @@ def _block_widths(bits: int, blocks: int) -> tuple[int, ...]:
     return tuple(base + 1 if i < extra else base for i in range(blocks))
 
 
+class BlockLayout(NamedTuple):
+    """The blocks and tables of a :class:`BlockIndex`, and what they cost and find.
+
+    ``block_widths``: bits per block, block 0 the highest. ``table_blocks``: the
+    blocks each table is keyed on, every choice of ``blocks - max_distance``.
+    """
+
+    bits: int
+    max_distance: int
+    block_widths: tuple[int, ...]
+    table_blocks: tuple[tuple[int, ...], ...]
+
+    def expected_random_candidates(self, n: int) -> float:
+        """Expected candidates per query from ``n`` fingerprints (the query among them) that
+        are random with respect to it: each table returns those whose key bits all match.
+
+        >>> round(block_layout(3, "pigeonhole").expected_random_candidates(2**20), 3)
+        64.0
+        """
+        return sum((n - 1) / 2 ** sum(self.block_widths[b] for b in key) for key in self.table_blocks)
+
+    def chance_seen(self, distance: int) -> float:
+        """Exact probability that a fingerprint ``distance`` bits from the query, the bits
+        chosen at random, shares a key with it: at most ``max_distance`` blocks touched.
+
+        >>> layout = block_layout(3, "permuted")
+        >>> layout.chance_seen(3), round(layout.chance_seen(4), 4)
+        (1.0, 0.6951)
+        """
+        d = _check_distance(distance)
+        if d > self.bits:
+            return 0.0
+        # ways[j][t]: choices of t flipped bits among the blocks so far that touch j blocks
+        ways = [[0] * (d + 1) for _ in range(len(self.block_widths) + 1)]
+        ways[0][0] = 1
+        for width in self.block_widths:
+            ahead = [[0] * (d + 1) for _ in ways]
+            for j, row in enumerate(ways):
+                for t, count in enumerate(row):
+                    if count:
+                        for inside in range(min(width, d - t) + 1):
+                            ahead[j + (inside > 0)][t + inside] += count * math.comb(width, inside)
+            ways = ahead
+        seen = sum(ways[j][d] for j in range(min(self.max_distance, len(ways) - 1) + 1))
+        return seen / math.comb(self.bits, d)
+
+
+def block_layout(
+    max_distance: int = 3, scheme: str = "pigeonhole", blocks: int | None = None, bits: int = 64
+) -> BlockLayout:
+    """The layout :class:`BlockIndex` builds for these settings, checked, without building it.
+
+    >>> block_layout(3, "permuted").block_widths
+    (11, 11, 11, 11, 10, 10)
+    >>> len(block_layout(3, "permuted").table_blocks)
+    20
+    """
+    bits = _check_bits(bits)
+    k = _check_distance(max_distance)
+    if scheme not in BLOCK_SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose one of {', '.join(BLOCK_SCHEMES)}")
+    if scheme == "pigeonhole":
+        if blocks is not None and blocks != k + 1:
+            raise ValueError(
+                f"the pigeonhole scheme uses max_distance + 1 = {k + 1} blocks, got blocks={blocks}; "
+                "for another number of blocks use scheme='permuted'"
+            )
+        blocks = k + 1
+    elif blocks is None:
+        blocks = max(k + 1, 2 * k)
+    if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)):
+        raise TypeError(f"blocks must be an int, got {type(blocks).__name__} {blocks!r}")
+    if not k < blocks <= bits:
+        raise ValueError(
+            f"need max_distance < blocks <= bits, got max_distance={k}, blocks={blocks}, "
+            f"bits={bits}; with k differing bits only blocks - k blocks are sure to agree"
+        )
+    n_tables = math.comb(int(blocks), k)
+    if n_tables > MAX_TABLES:
+        raise ValueError(
+            f"{blocks} blocks with max_distance={k} need C({blocks}, {k}) = {n_tables:,} tables "
+            f"(limit {MAX_TABLES}); use fewer blocks"
+        )
+    tables = tuple(combinations(range(int(blocks)), int(blocks) - k))
+    return BlockLayout(bits, k, _block_widths(bits, int(blocks)), tables)
+
+
 class _Table(NamedTuple):
     key_blocks: tuple[int, ...]
     key_bits: int
@@ -197,40 +286,16 @@ class BlockIndex:
         blocks: int | None = None,
         bits: int = 64,
     ) -> None:
-        self.bits = _check_bits(bits)
-        self.max_distance = k = _check_distance(max_distance)
-        if scheme not in BLOCK_SCHEMES:
-            raise ValueError(f"unknown scheme {scheme!r}; choose one of {', '.join(BLOCK_SCHEMES)}")
-        self.scheme = scheme
-        if scheme == "pigeonhole":
-            if blocks is not None and blocks != k + 1:
-                raise ValueError(
-                    f"the pigeonhole scheme uses max_distance + 1 = {k + 1} blocks, got blocks={blocks}; "
-                    "for another number of blocks use scheme='permuted'"
-                )
-            blocks = k + 1
-        elif blocks is None:
-            blocks = max(k + 1, 2 * k)
-        if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)):
-            raise TypeError(f"blocks must be an int, got {type(blocks).__name__} {blocks!r}")
-        if not k < blocks <= self.bits:
-            raise ValueError(
-                f"need max_distance < blocks <= bits, got max_distance={k}, blocks={blocks}, "
-                f"bits={self.bits}; with k differing bits only blocks - k blocks are sure to agree"
-            )
-        n_tables = math.comb(int(blocks), k)
-        if n_tables > MAX_TABLES:
-            raise ValueError(
-                f"{blocks} blocks with max_distance={k} need C({blocks}, {k}) = {n_tables:,} tables "
-                f"(limit {MAX_TABLES}); use fewer blocks"
-            )
-        self.block_widths = _block_widths(self.bits, int(blocks))
+        layout = block_layout(max_distance, scheme, blocks, bits)
+        self.bits, self.max_distance, self.scheme = layout.bits, layout.max_distance, scheme
+        self.block_widths = layout.block_widths
+        self.layout = layout
         fps = _as_fingerprints(fingerprints, self.bits)
         id_dtype = np.uint32 if len(fps) < 2**32 else np.int64
         tops = np.cumsum((0,) + self.block_widths)  # block b holds bits [bits - tops[b+1], bits - tops[b])
         self._tables: list[_Table] = []
         n_blocks = len(self.block_widths)
-        for key in combinations(range(n_blocks), n_blocks - k):
+        for key in layout.table_blocks:
             others = tuple(b for b in range(n_blocks) if b not in key)
             moves, target = [], self.bits
             for b in key + others:  # key blocks first, so they end up highest

@@ -214,3 +214,33 @@ def test_query_errors():
         hamming_brute_force([1, 2], 1, max_distance=-1)
     with pytest.raises(ValueError, match=r"\[0, 2\*\*64\)"):
         hamming_distances([1], -3)
+
+
+@pytest.mark.parametrize(
+    ("max_distance", "scheme", "blocks"), [(3, "pigeonhole", None), (3, "permuted", 6), (2, "permuted", 5)]
+)
+def test_block_layout_chance_seen_counts_every_choice_of_flipped_bits(max_distance, scheme, blocks):
+    from itertools import combinations
+
+    from neardup_lab.simhash_index import block_layout
+
+    layout = block_layout(max_distance, scheme, blocks, bits=16)  # 16 bits: every choice can be listed
+    block_of_bit = np.repeat(np.arange(len(layout.block_widths)), layout.block_widths)
+    for distance in range(6):
+        seen = total = 0
+        for flipped in combinations(range(16), distance):
+            touched = {int(block_of_bit[b]) for b in flipped}
+            seen += any(not touched & set(key) for key in layout.table_blocks)
+            total += 1
+        assert layout.chance_seen(distance) == pytest.approx(seen / total, abs=1e-15)
+
+
+def test_block_layout_is_the_index_layout():
+    from neardup_lab.simhash_index import block_layout
+
+    index = BlockIndex(np.arange(5, dtype=np.uint64), max_distance=2, scheme="permuted", blocks=5)
+    assert index.layout == block_layout(2, "permuted", 5)
+    assert index.table_blocks == index.layout.table_blocks
+    # Pigeonhole at distance 1: two tables keyed on 32 bits each.
+    halves = BlockIndex(np.arange(5, dtype=np.uint64), max_distance=1, scheme="pigeonhole").layout
+    assert halves.expected_random_candidates(1001) == pytest.approx(2 * 1000 / 2**32)
