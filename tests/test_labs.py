@@ -15,6 +15,7 @@ The solution notebooks themselves are re-executed and compared by nbval
 
 from __future__ import annotations
 
+import ast
 import csv
 import importlib.util
 import json
@@ -165,13 +166,17 @@ def test_grading_script_scores_handed_out_and_solved_notebooks(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     with report.open(encoding="utf-8", newline="") as grades:
-        rows = list(csv.reader(grades))
-    assert rows[0] == ["notebook", "lab", "passed", "total", "failing", "error"]
-    by_name = {Path(row[0]).name: row for row in rows[1:]}
-    assert by_name["lab01.ipynb"][1:4] == ["lab01", "4", "4"], by_name
-    assert by_name["bob-lab1.ipynb"][1:4] == ["lab01", "0", "4"]
-    assert "check_jaccard" in by_name["bob-lab1.ipynb"][4]
-    assert "bob-lab1.ipynb" in done.stdout and "0 of 4" in done.stdout
+        rows = list(csv.DictReader(grades))
+    names = list(checks.LABS["lab01"])
+    assert list(rows[0]) == ["notebook", "lab", "points", "max_points", *names, "questions", "problems"]
+    by_name = {Path(row["notebook"]).name: row for row in rows}
+    full = sum(checks.POINTS[name] for name in names)
+    alice, bob = by_name["lab01.ipynb"], by_name["bob-lab1.ipynb"]
+    assert (alice["lab"], alice["points"], alice["max_points"]) == ("lab01", str(full), str(full)), alice
+    assert [alice[name] for name in names] == [str(checks.POINTS[name]) for name in names]
+    assert (bob["points"], bob["max_points"]) == ("0", str(full))
+    assert all(bob[name] == "0" for name in names)
+    assert f"0 of {full} points" in done.stdout
 
 
 def test_readme_lists_every_lab_and_both_commands():
@@ -186,6 +191,49 @@ def test_student_notebooks_need_nothing_from_the_repository():
         source = json.dumps([c.source for c in nbformat.read(path, as_version=4).cells])
         for forbidden in ("labs/", "solutions/", "../", "sys.path", "tools/", "open("):
             assert forbidden not in source, f"{path.name} refers to {forbidden!r}"
+
+
+#: For each lab, the package's own answers to its exercises: an exercise notebook must not
+#: import them (``my_simhash = simhash`` would pass the check otherwise).
+REFERENCE_ANSWERS = {
+    "lab01": {"normalize", "words", "word_shingles", "char_shingles", "jaccard"},
+    "lab02": {"estimate_jaccard", "merge_signatures"},
+    "lab03": {"s_curve", "candidate_pairs", "candidate_pair_array", "optimal_params", "LSHIndex"},
+    "lab04": {"precision_recall", "clusters_from_pairs", "clusters_from_pair_array", "UnionFind", "dedup"},
+    "lab05": {"hamming", "simhash", "BlockIndex", "hamming_distances", "hamming_brute_force"},
+}
+
+
+def _imported_names(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("neardup_lab"):
+            names |= {alias.name for alias in node.names}
+            if node.module != "neardup_lab":
+                names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names if alias.name.startswith("neardup_lab.")}
+    return names
+
+
+@pytest.mark.parametrize("path", STUDENT_PATHS, ids=lambda p: p.stem)
+def test_exercise_notebook_does_not_import_the_reference_answers(path):
+    nb = nbformat.read(path, as_version=4)
+    forbidden = REFERENCE_ANSWERS.get(_lab_id(path), set())
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        imported = _imported_names(cell.source)
+        assert not imported & forbidden, f"{path.name} imports {sorted(imported & forbidden)}"
+        assert not any(name.startswith("neardup_lab.") and name != "neardup_lab.checks" for name in imported)
+        assert "import neardup_lab\n" not in cell.source + "\n" and "import neardup_lab as" not in cell.source
+
+
+def test_reference_table_names_real_package_functions():
+    import neardup_lab
+
+    for names in REFERENCE_ANSWERS.values():
+        assert names <= set(neardup_lab.__all__), names - set(neardup_lab.__all__)
 
 
 def test_generator_replaces_marked_blocks_keeping_indentation():
