@@ -24,6 +24,7 @@ The public names, in the order the book teaches them:
 **Banding** (:mod:`~neardup_lab.lsh`)
 ``s_curve``                 chance a pair of similarity s becomes a candidate
 ``optimal_params``          bands and rows for a threshold (as datasketch chooses)
+``error_areas``             the false-positive and false-negative areas it weighs
 ``LSHIndex``                band tables: insert and query one signature at a time
 ``band_hashes``             one 64-bit key per document and band: every banded table uses it
 ``candidate_pair_array``    all candidate pairs of a signature matrix at once
@@ -34,9 +35,11 @@ The public names, in the order the book teaches them:
 **The pipeline** (:mod:`~neardup_lab.settings`, :mod:`~neardup_lab.pipeline`)
 ``Settings``                every setting of a run, checked once
 ``dedup``, ``DedupResult``  exact pass, sign, band, verify, cluster, keep
+``explain``, ``ties``       the evidence for one pair; what tied each removed document
 **SimHash** (:mod:`~neardup_lab.simhash`, :mod:`~neardup_lab.simhash_index`)
 ``simhash``, ``hamming``    Charikar's fingerprint and the distance between two
 ``BlockIndex``              block tables for Hamming search
+``block_layout``            their blocks and tables, cost and chance of a find, unbuilt
 **Pitfalls** (:mod:`~neardup_lab.docfreq`, :mod:`~neardup_lab.chunking`)
 ``drop_frequent``           boilerplate filter by document frequency
 ``best_chunk_similarity``   an excerpt found inside a longer text
@@ -74,11 +77,13 @@ from .minhash import (
     pack_bbit,
 )
 from .lsh import (
+    ErrorAreas,
     LSHIndex,
     approx_threshold,
     band_hashes,
     candidate_pair_array,
     candidate_pairs,
+    error_areas,
     optimal_params,
     s_curve,
 )
@@ -92,8 +97,17 @@ from .clusters import (
 )
 from .settings import Settings
 from .pipeline import DedupResult, dedup, exact_groups
+from .explain import Explanation, Tie, explain, ties
 from .simhash import hamming, simhash
-from .simhash_index import BLOCK_SCHEMES, BlockIndex, QueryStats, hamming_brute_force, hamming_distances
+from .simhash_index import (
+    BLOCK_SCHEMES,
+    BlockIndex,
+    BlockLayout,
+    QueryStats,
+    block_layout,
+    hamming_brute_force,
+    hamming_distances,
+)
 from .docfreq import document_frequencies, drop_frequent, frequent_shingles
 from .chunking import best_chunk_similarity, chunk_spans, chunk_words, containment_estimate
 
@@ -135,6 +149,8 @@ __all__ = [
     # banding
     "s_curve",
     "approx_threshold",
+    "error_areas",
+    "ErrorAreas",
     "optimal_params",
     "LSHIndex",
     "band_hashes",
@@ -152,10 +168,16 @@ __all__ = [
     "dedup",
     "DedupResult",
     "exact_groups",
+    "explain",
+    "Explanation",
+    "ties",
+    "Tie",
     # SimHash
     "simhash",
     "hamming",
     "BlockIndex",
+    "block_layout",
+    "BlockLayout",
     "BLOCK_SCHEMES",
     "QueryStats",
     "hamming_distances",
