@@ -48,16 +48,33 @@ from .lab2_minhash import (
 from .lab3_lsh import check_candidate_pairs, check_choose_bands_rows, check_s_curve, check_target_choice
 from .lab4_dedup import DEDUP_TARGETS, check_clusters, check_dedup, check_precision_recall, check_verify_pairs
 from .lab5_simhash import check_block_index, check_hamming, check_simhash
+from .lab6_threshold import (
+    EDITOR_COSTS,
+    THRESHOLDS,
+    candidate_counts,
+    check_best_threshold,
+    check_chosen_threshold,
+    check_cost_at,
+    check_precision_recall_at,
+    labelled_pairs,
+)
 
 __all__ = [
     "CONTAINER_RULE",
     "DEDUP_TARGETS",
+    "EDITOR_COSTS",
     "LABS",
     "POINTS",
     "MINHASH_PRIME",
     "CheckResult",
     "Failure",
     "Summary",
+    "THRESHOLDS",
+    "candidate_counts",
+    "check_best_threshold",
+    "check_chosen_threshold",
+    "check_cost_at",
+    "check_precision_recall_at",
     "check_block_index",
     "check_candidate_pairs",
     "check_char_shingles",
@@ -80,6 +97,7 @@ __all__ = [
     "grade",
     "grading",
     "grading_mode",
+    "labelled_pairs",
     "reset",
     "summary",
 ]

@@ -47,6 +47,12 @@ LABS: dict[str, dict[str, str]] = {
         "check_simhash": "my_simhash",
         "check_block_index": "BlockIndex",
     },
+    "lab06": {
+        "check_precision_recall_at": "precision_recall_at",
+        "check_cost_at": "cost_at",
+        "check_best_threshold": "best_threshold",
+        "check_chosen_threshold": "my_threshold",
+    },
 }
 
 #: Points each check is worth when a notebook is graded, shared evenly by its cases.
@@ -70,6 +76,10 @@ POINTS: dict[str, int] = {
     "check_hamming": 1,
     "check_simhash": 3,
     "check_block_index": 5,
+    "check_precision_recall_at": 3,
+    "check_cost_at": 2,
+    "check_best_threshold": 2,
+    "check_chosen_threshold": 2,
 }
 
 _SHOW_LIMIT = 240  # characters of a value shown in a report
