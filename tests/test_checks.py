@@ -663,16 +663,88 @@ def test_block_index(capsys):
     caught(cb, _index(brute=True), "few candidates", capsys, "agree with it on no whole block")
 
 
+# ----------------------------------------------------------------- Lab 6
+
+
+def _pr_at(scores, labels, t, *, strict=False, empty=1.0, as_list=False):
+    flagged = [bool(y) for x, y in zip(scores, labels) if (x > t if strict else x >= t)]
+    positives = sum(bool(y) for y in labels)
+    hits = sum(flagged)
+    pair = (hits / len(flagged) if flagged else empty, hits / positives if positives else 1.0)
+    return list(pair) if as_list else pair
+
+
+def test_precision_recall_at(capsys):
+    passes(checks.check_precision_recall_at, _pr_at, capsys)
+    cp = checks.check_precision_recall_at
+    caught(cp, lambda s, y, t: _pr_at(s, y, t, strict=True), "a score equal to the threshold", capsys)
+    caught(cp, lambda s, y, t: _pr_at(s, y, t, empty=0.0), "nothing flagged", capsys)
+    caught(cp, lambda s, y, t: _pr_at(s, y, t)[::-1], "nothing flagged", capsys)
+    caught(cp, lambda s, y, t: _pr_at(s, y, t, as_list=True), "half and half", capsys, "(precision, recall)")
+
+    def counts_values(scores, labels, t):  # labels 0/1 compared with `is True`
+        return _pr_at(scores, [y is True for y in labels], t)
+
+    caught(cp, counts_values, "numpy arrays, labels as 0 and 1", capsys)
+
+    def sorts_in_place(scores, labels, t):
+        if isinstance(scores, list):
+            scores.sort()
+        return _pr_at(scores, labels, t)
+
+    caught(cp, sorts_in_place, "half and half", capsys, "changed its input")
+
+
+def _cost(scores, labels, t, miss, alarm, *, swap=False, strict=False):
+    flag = (lambda x: x > t) if strict else (lambda x: x >= t)
+    misses = sum(1 for x, y in zip(scores, labels) if y and not flag(x))
+    alarms = sum(1 for x, y in zip(scores, labels) if not y and flag(x))
+    return (alarm * misses + miss * alarms) if swap else (miss * misses + alarm * alarms)
+
+
+def test_cost_at(capsys):
+    passes(checks.check_cost_at, _cost, capsys)
+    cc = checks.check_cost_at
+    caught(cc, lambda *a: _cost(*a, swap=True), "misses cost more", capsys)
+    caught(cc, lambda *a: _cost(*a, strict=True), "a score equal to the threshold", capsys)
+    caught(cc, lambda s, y, t, m, a: m + a, "one of each", capsys)
+
+
+def _best(scores, labels, thresholds, miss, alarm, *, lowest=False, first=False):
+    ordered = list(thresholds) if first else sorted(thresholds, reverse=not lowest)
+    return min(ordered, key=lambda t: _cost(scores, labels, t, miss, alarm))
+
+
+def test_best_threshold(capsys):
+    passes(checks.check_best_threshold, _best, capsys)
+    cb = checks.check_best_threshold
+    caught(cb, lambda *a: _best(*a, lowest=True), "a tie goes to the highest threshold", capsys)
+    caught(cb, lambda s, y, ts, m, a: max(ts, key=lambda t: _cost(s, y, t, m, a)), "equal costs", capsys)
+    caught(cb, lambda s, y, ts, m, a: ts[0], "false alarms expensive", capsys)
+
+
+def test_chosen_threshold(capsys):
+    best, costs = checks.lab6_threshold.editors_choice()
+    passes(checks.check_chosen_threshold, best, capsys)
+    without_candidates = min(
+        checks.THRESHOLDS,
+        key=lambda t: costs[t] - checks.EDITOR_COSTS["per_candidate"] * checks.candidate_counts()[t],
+    )
+    for wrong in {round(best + 0.05, 2), round(best - 0.05, 2), 0.8, 0.123, "0.5", True} - {best}:
+        caught(checks.check_chosen_threshold, wrong, "least total cost for the editors", capsys)
+    assert without_candidates in checks.THRESHOLDS
+
+
 # ------------------------------------------------------- every check, generally
 
 ALL_CHECKS = [getattr(checks, name) for lab in checks.LABS.values() for name in lab]
-VALUE_CHECKS = {"check_k_for_error", "check_target_choice"}
+VALUE_CHECKS = {"check_k_for_error", "check_target_choice", "check_chosen_threshold"}
 
 
 def test_registry_names_every_check():
     public = {name for name in checks.__all__ if name.startswith("check_")}
     assert public == {name for lab in checks.LABS.values() for name in lab}
-    assert len(checks.LABS) == 5
+    assert len(checks.LABS) == 6
     assert set(checks.POINTS) == public
 
 

@@ -66,8 +66,8 @@ def _text_outputs(nb: nbformat.NotebookNode) -> str:
     return "\n".join(parts)
 
 
-def test_there_are_five_labs_with_solutions():
-    assert len(SOLUTION_PATHS) >= 5
+def test_every_lab_has_a_solution_a_student_notebook_and_checks():
+    assert len(SOLUTION_PATHS) >= 6
     assert [p.name for p in STUDENT_PATHS] == [p.name for p in SOLUTION_PATHS]
     assert sorted(_lab_id(p) for p in SOLUTION_PATHS) == sorted(checks.LABS)
 
@@ -201,6 +201,7 @@ REFERENCE_ANSWERS = {
     "lab03": {"s_curve", "candidate_pairs", "candidate_pair_array", "optimal_params", "LSHIndex"},
     "lab04": {"precision_recall", "clusters_from_pairs", "clusters_from_pair_array", "UnionFind", "dedup"},
     "lab05": {"hamming", "simhash", "BlockIndex", "hamming_distances", "hamming_brute_force"},
+    "lab06": {"precision_recall"},
 }
 
 
