@@ -10,6 +10,8 @@ Reading order:
 * :func:`shingle_counts`, :func:`speed_ratio`, :func:`rmse`, :func:`id_pairs`: weighted
   shingles for SimHash, a speed-up as text, an estimate's error, pairs of id sets with a
   known similarity (Part V).
+* :func:`labelled_table`: a table whose index name labels the header's corner, so that
+  no header cell of the page is empty.
 
 >>> duration(0.0123)
 '12.3 ms'
@@ -31,6 +33,7 @@ from .corpus import make_article, make_corpus
 from .text import jaccard, word_shingles, words
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = [
@@ -47,6 +50,8 @@ __all__ = [
     "IdPairs",
     "id_pairs",
     "draw_partition_flow",
+    "LabelledTable",
+    "labelled_table",
 ]
 
 _UNITS = (
@@ -292,3 +297,53 @@ def draw_partition_flow(
     ax.set_xlim(-0.2, x + box_w + 0.2)
     ax.set_ylim(-0.6, top + 1.3)
     ax.axis("off")
+
+
+class LabelledTable:
+    """A DataFrame shown on a page with one header row: the index's name labels the corner.
+
+    pandas writes a named index as a second header row that is empty but for the name,
+    and leaves the corner cell empty; screen readers announce empty header cells. Here the
+    index becomes the first columns of a single header row. As text it prints like the
+    DataFrame itself.
+    """
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def _repr_html_(self) -> str:
+        return self.frame.reset_index().to_html(index=False)
+
+    def __repr__(self) -> str:
+        return repr(self.frame)
+
+
+def labelled_table(frame: pd.DataFrame) -> LabelledTable:
+    """Show ``frame`` with its index name(s) as the corner label of a single header row.
+
+    Raises TypeError for anything but a DataFrame, and ValueError when an index level has
+    no name (name it with ``rename_axis``, or drop a meaningless index with
+    ``reset_index(drop=True)``) or when the columns have several levels.
+
+    >>> import pandas as pd
+    >>> table = labelled_table(pd.DataFrame({"pairs": [3]}, index=pd.Index([5], name="k")))
+    >>> html = table._repr_html_()
+    >>> html.count("<tr"), "<th>k</th>" in html, "<th></th>" in html
+    (2, True, False)
+    >>> labelled_table(pd.DataFrame({"pairs": [3]}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: the table's index has no name: name it with rename_axis(...), or drop it ...
+    """
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"labelled_table needs a pandas DataFrame, got {type(frame).__name__}")
+    if any(name is None or name == "" for name in frame.index.names):
+        raise ValueError(
+            "the table's index has no name: name it with rename_axis(...), "
+            "or drop it with reset_index(drop=True)"
+        )
+    if frame.columns.nlevels > 1:
+        levels = frame.columns.nlevels
+        raise ValueError(f"labelled_table shows one header row; the columns have {levels} levels")
+    return LabelledTable(frame)
