@@ -312,7 +312,10 @@ class LabelledTable:
         self.frame = frame
 
     def _repr_html_(self) -> str:
-        return self.frame.reset_index().to_html(index=False)
+        flat = self.frame.reset_index()
+        # A name on the columns would make pandas add a column of empty header cells.
+        flat.columns.name = None
+        return flat.to_html(index=False)
 
     def __repr__(self) -> str:
         return repr(self.frame)
@@ -330,6 +333,9 @@ def labelled_table(frame: pd.DataFrame) -> LabelledTable:
     >>> html = table._repr_html_()
     >>> html.count("<tr"), "<th>k</th>" in html, "<th></th>" in html
     (2, True, False)
+    >>> crossed = pd.crosstab(pd.Series(["a", "b"], name="kind"), pd.Series([1, 2], name="n"))
+    >>> "<th></th>" in labelled_table(crossed)._repr_html_()
+    False
     >>> labelled_table(pd.DataFrame({"pairs": [3]}))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ValueError: the table's index has no name: name it with rename_axis(...), or drop it ...
