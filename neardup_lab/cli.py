@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from .clusters import KEEPER_POLICIES
 from .commands import EXIT_ERROR, EXIT_OK, EXIT_SKIPPED, given_settings, run_dedup, run_index, run_info
 from .console import PROG, Console
+from .explain_cli import add_explain_command
 from .indexfile import StoreError
 from .minhash import SCHEMES
 from .outputs import OUT_FORMATS, UsageError
@@ -61,6 +62,8 @@ examples:
   neardup-lab dedup news/ --out clusters.jsonl
   neardup-lab dedup data.jsonl --id-field id --keep-out deduped.jsonl
   neardup-lab dedup articles.jsonl --field body --threshold 0.7 --explain
+  neardup-lab dedup news/ --out clusters.csv --why
+  neardup-lab explain news/a.txt news/b.txt
   neardup-lab dedup posts.csv --column text --shingle char --shingle-size 4 --out clusters.csv
   neardup-lab index build news.idx day1.jsonl
   neardup-lab index add news.idx day2.jsonl --out day2-matches.jsonl
@@ -317,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--jobs", type=_jobs, default=1, metavar="N", help="processes for signing (-1: all cores; default: 1)"
     )
+    g.add_argument(
+        "--why", action="store_true", help="add to each removed document the pair that tied it to its cluster"
+    )
     _add_output_options(p, "the clusters")
     g = p.add_argument_group(
         "deduplicated data (in the inputs' format: JSONL lines as read, CSV rows under "
@@ -325,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--keep-out", metavar="PATH", help="write the records kept (one per cluster) to PATH")
     g.add_argument("--removed-out", metavar="PATH", help="write the records removed as duplicates to PATH")
     p.set_defaults(run=run_dedup, parser=p)
+    add_explain_command(commands)
 
     index = commands.add_parser(
         "index",

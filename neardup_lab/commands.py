@@ -22,6 +22,7 @@ import os
 import time
 
 from .console import Console, dedup_summary, explain, match_summary, plural, posix, read_summary, warn_skipped
+from .explain_cli import why_fields, why_summary
 from .outputs import (
     UsageError,
     Writer,
@@ -140,14 +141,19 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
         )
     except ValueError as err:  # a setting the pipeline refuses is the user's to change
         raise UsageError(str(err)) from None
-    started = time.perf_counter()
     ids = [d.id for d in report.documents]
+    why = why_fields(result, [d.text for d in report.documents], ids) if args.why else None
+    started = time.perf_counter()
     records = {"keep_out": result.keepers, "removed_out": result.removed}
-    with staged(_outputs(args, report, clusters_writer(fmt, result, ids) if fmt else None, records, kind)):
+    with staged(
+        _outputs(args, report, clusters_writer(fmt, result, ids, why) if fmt else None, records, kind)
+    ):
         pass  # nothing else must succeed first: move the files into place now
     write_seconds = time.perf_counter() - started
     read_summary(console, report, len(args.inputs))
     dedup_summary(console, result, settings)
+    if why is not None:
+        why_summary(console, why, ids)
     stages = [("read", read_seconds), *((name, s["seconds"]) for name, s in result.stats.items())]
     return _finish(console, report, args, "clusters", [*stages, ("write", write_seconds)])
 

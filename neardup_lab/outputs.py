@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .console import posix
+from .explain_cli import WHY_COLUMNS
 from .indexfile import LOCK_NAME, META_NAME, atomic_writer
 from .pipeline import DedupResult
 from .readers import (
@@ -206,7 +207,9 @@ def _rows_writer(fmt: str, nested: list[dict], flat: list[dict], columns: list[s
     return write
 
 
-def clusters_writer(fmt: str, result: DedupResult, ids: list[str]) -> Writer:
+def clusters_writer(
+    fmt: str, result: DedupResult, ids: list[str], why: dict[int, dict] | None = None
+) -> Writer:
     """Write ``result``'s clusters: one JSON line per cluster, or a CSV row per document.
 
     >>> import io
@@ -230,11 +233,15 @@ def clusters_writer(fmt: str, result: DedupResult, ids: list[str]) -> Writer:
                 "indices": members,
             }
         )
+        if why is not None:  # --why: the pair that tied each removed document to its cluster
+            nested[-1]["why"] = [{"id": ids[i], **why[i]} for i in members if i in why]
         flat += [
             {"cluster": number, "size": len(members), "index": i, "id": ids[i], "keep": i == keeper}
+            | (why.get(i, dict.fromkeys(WHY_COLUMNS, "")) if why is not None else {})
             for i in members
         ]
-    return _rows_writer(fmt, nested, flat, ["cluster", "size", "index", "id", "keep"])
+    columns = ["cluster", "size", "index", "id", "keep", *(WHY_COLUMNS if why is not None else ())]
+    return _rows_writer(fmt, nested, flat, columns)
 
 
 def matches_writer(fmt: str, ids: list[str], found: list[list[Match]]) -> Writer:

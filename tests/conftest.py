@@ -16,6 +16,7 @@ settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "d
 SLOW_MODULES = {
     "test_distributed.py": "starts a Dask cluster of two processes",
     "test_cli.py": "runs the command in subprocesses",
+    "test_explain_cli.py": "runs the command in subprocesses",
     "test_hostile.py": "runs the command on hostile inputs, with timeouts",
     "test_store_crash.py": "kills subprocesses at every write step",
     "test_store_concurrency.py": "queries while another process adds",
