@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs bench-peers clean
+.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs labs-bundle bench-peers clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ browser: $(STAMP) build-book
 
 labs: $(STAMP)
 	$(BIN)/python tools/make_labs.py
+
+# The zip to hand students (student notebooks, lab data, the package's wheel, a minimal
+# requirements file, a README); no solutions. Written to _build/neardup-lab-labs.zip.
+labs-bundle: $(STAMP)
+	$(BIN)/python tools/make_labs.py --bundle
 
 # Re-execute every chapter and lab solution in place (their outputs are committed), then
 # regenerate the student notebooks. Run before committing a change that moves outputs.
