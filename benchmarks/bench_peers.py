@@ -10,6 +10,10 @@ texts in memory to a cluster label per document, so peak memory is its own. data
 text-dedup run with the peers' interpreter (their dependencies stay out of the project's
 requirements); the rest with this one.
 
+"peak MB" is the peak resident memory of the process that runs the system; worker
+processes it starts are not counted (neardup_lab's and text-dedup's share its pages,
+datatrove's run their own stages).
+
 Scores, all against the same truth (pairs of one family whose exact Jaccard of normalised
 word 5-shingles is at least 0.8):
     recall      share of true pairs whose two documents end in one cluster
@@ -270,11 +274,20 @@ def child(system: str, corpus: Path, out: Path) -> None:
     else:
         raise SystemExit(f"unknown system {system!r}; choose from {sorted(SYSTEMS)}")
     seconds = time.perf_counter() - started
-    peak = max(
-        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-    )
-    out.write_text(json.dumps({"seconds": seconds, "labels": labels, "peak_mb": peak / 1024}))
+    peak = _peak_mb()
+    out.write_text(json.dumps({"seconds": seconds, "labels": labels, "peak_mb": peak}))
+
+
+def _peak_mb() -> float:
+    """Peak resident memory of this process, in MB. Read from /proc where it exists: the
+    resource module's figure survives exec, so it would include the parent that started us."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 # --- the parent: run everything, score, print, update the README ----------------------------
