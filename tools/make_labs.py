@@ -16,11 +16,17 @@ becomes ``<target> = ...`` for each of them: the student fills in a value.
 Cells tagged ``solution-only`` are left out, and every output and execution
 count is cleared, so the student notebook is the same whoever runs this.
 
+It also packs the **student bundle** (``--bundle``, behind ``make labs-bundle``): a zip
+with the student notebooks, the data lab 7 reads, the package as a wheel, a
+requirements file with only what the labs need (pinned to the versions of
+``requirements.txt``) and a README for students. No solution goes in.
+
 Usage::
 
     python tools/make_labs.py            # write labs/*.ipynb from labs/solutions/*.ipynb
     python tools/make_labs.py --check    # exit 1 if a committed student notebook is out of date
     python tools/make_labs.py --execute  # first re-run the solutions in place (nbclient), then write
+    python tools/make_labs.py --bundle   # write _build/neardup-lab-labs.zip for students
 """
 
 from __future__ import annotations
@@ -28,7 +34,11 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -41,6 +51,13 @@ BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION(?P<value> value)?[ \t]*
 END = re.compile(r"^[ \t]*# END SOLUTION[ \t]*$")
 DEF = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?(?P<kind>def|class)[ \t]+(?P<name>\w+)")
 SOLUTION_ONLY = "solution-only"
+BUNDLE = ROOT / "_build" / "neardup-lab-labs.zip"
+BUNDLE_FOLDER = "neardup-lab-labs"
+#: What a student's laptop needs for the labs, beside the package itself: pinned to the
+#: versions of requirements.txt (jupyterlab is not in it: the book needs no editor).
+LAB_REQUIREMENTS = ("numpy", "scipy", "xxhash", "matplotlib", "tqdm", "ipykernel")
+JUPYTERLAB_PIN = "jupyterlab==4.6.6"
+LAB_DATA = {"data/licences": ROOT / "book" / "data" / "licences"}  # bundle folder: source
 STUDENT_LANGUAGE_INFO = {"name": "python"}
 
 
@@ -197,12 +214,78 @@ def execute_solutions(solutions: Path = SOLUTIONS, timeout: int = 300) -> None:
         nbformat.write(nb, path)
 
 
+def lab_requirements(requirements: Path = ROOT / "requirements.txt") -> list[str]:
+    """The pinned lines of ``requirements.txt`` for :data:`LAB_REQUIREMENTS`, plus JupyterLab."""
+    pins = {}
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.partition("==")
+        if sep:
+            pins[re.sub(r"[-_.]+", "-", name.strip().lower())] = line.strip()
+    missing = [name for name in LAB_REQUIREMENTS if name not in pins]
+    if missing:
+        raise ValueError(f"requirements.txt pins no version of {', '.join(missing)}")
+    return [pins[name] for name in LAB_REQUIREMENTS] + [JUPYTERLAB_PIN]
+
+
+def build_wheel(out_dir: Path) -> Path:
+    """Build the package's wheel into ``out_dir`` from a copy of its sources (the tree stays clean)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "src"
+        source.mkdir()
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(ROOT / name, source / name)
+        shutil.copytree(
+            ROOT / "neardup_lab", source / "neardup_lab", ignore=shutil.ignore_patterns("__pycache__")
+        )
+        command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
+        subprocess.run([*command, str(source), "-w", str(out_dir)], check=True)
+    wheels = sorted(out_dir.glob("neardup_lab-*.whl"))
+    if len(wheels) != 1:
+        raise RuntimeError(f"expected one wheel, got {[w.name for w in wheels]}")
+    return wheels[0]
+
+
+def bundle(target: Path = BUNDLE) -> Path:
+    """Write the student bundle (see the module docstring) to ``target``; return it."""
+    problems = stale()
+    if problems:
+        raise RuntimeError("student notebooks out of date, run `make labs` first: " + "; ".join(problems))
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = build_wheel(Path(tmp))
+        files: dict[str, Path | str] = {
+            "README.md": LABS / "bundle" / "README.md",
+            "requirements.txt": "\n".join([*lab_requirements(), f"./{wheel.name}"]) + "\n",
+            wheel.name: wheel,
+        }
+        for notebook in sorted(LABS.glob("*.ipynb")):
+            files[notebook.name] = notebook
+        for folder, source in LAB_DATA.items():
+            for path in sorted(source.rglob("*")):
+                if path.is_file():
+                    files[f"{folder}/{path.relative_to(source).as_posix()}"] = path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".part")
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, content in files.items():
+                info = zipfile.ZipInfo(f"{BUNDLE_FOLDER}/{name}", date_time=(2026, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                data = content.encode("utf-8") if isinstance(content, str) else content.read_bytes()
+                archive.writestr(info, data)
+        partial.replace(target)
+    return target
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true", help="only report out-of-date student notebooks")
     group.add_argument("--execute", action="store_true", help="re-run the solutions before generating")
+    group.add_argument("--bundle", action="store_true", help=f"write the student bundle {BUNDLE.name}")
     args = parser.parse_args(argv)
+    if args.bundle:
+        print(f"wrote {bundle().relative_to(ROOT)}")
+        return 0
     if args.check:
         problems = stale()
         for problem in problems:
