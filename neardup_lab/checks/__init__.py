@@ -58,11 +58,19 @@ from .lab6_threshold import (
     check_precision_recall_at,
     labelled_pairs,
 )
+from .lab7_licences import (
+    LicenceCorpus,
+    check_containment_of,
+    check_distinct_texts,
+    check_strip_copyright,
+    licence_corpus,
+)
 
 __all__ = [
     "CONTAINER_RULE",
     "DEDUP_TARGETS",
     "EDITOR_COSTS",
+    "LicenceCorpus",
     "LABS",
     "POINTS",
     "MINHASH_PRIME",
@@ -73,6 +81,7 @@ __all__ = [
     "candidate_counts",
     "check_best_threshold",
     "check_chosen_threshold",
+    "check_containment_of",
     "check_cost_at",
     "check_precision_recall_at",
     "check_block_index",
@@ -81,6 +90,7 @@ __all__ = [
     "check_choose_bands_rows",
     "check_clusters",
     "check_dedup",
+    "check_distinct_texts",
     "check_estimate_similarity",
     "check_hamming",
     "check_jaccard",
@@ -91,6 +101,7 @@ __all__ = [
     "check_precision_recall",
     "check_s_curve",
     "check_simhash",
+    "check_strip_copyright",
     "check_target_choice",
     "check_verify_pairs",
     "check_word_shingles",
@@ -98,6 +109,7 @@ __all__ = [
     "grading",
     "grading_mode",
     "labelled_pairs",
+    "licence_corpus",
     "reset",
     "summary",
 ]

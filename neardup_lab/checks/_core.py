@@ -53,6 +53,11 @@ LABS: dict[str, dict[str, str]] = {
         "check_best_threshold": "best_threshold",
         "check_chosen_threshold": "my_threshold",
     },
+    "lab07": {
+        "check_strip_copyright": "strip_copyright",
+        "check_containment_of": "containment_of",
+        "check_distinct_texts": "distinct_count",
+    },
 }
 
 #: Points each check is worth when a notebook is graded, shared evenly by its cases.
@@ -80,6 +85,9 @@ POINTS: dict[str, int] = {
     "check_cost_at": 2,
     "check_best_threshold": 2,
     "check_chosen_threshold": 2,
+    "check_strip_copyright": 3,
+    "check_containment_of": 2,
+    "check_distinct_texts": 2,
 }
 
 _SHOW_LIMIT = 240  # characters of a value shown in a report
