@@ -49,6 +49,7 @@ __all__ = [
     "ROOT",
     "SITE",
     "TIMEOUT_MS",
+    "VIEWPORT",
     "Visit",
     "fail_if",
     "launch_chromium",
