@@ -23,6 +23,7 @@ import pytest
 
 from neardup_lab import (
     MinHasher,
+    brute_force_pairs,
     candidate_pairs,
     char_shingles,
     checks,
@@ -735,16 +736,104 @@ def test_chosen_threshold(capsys):
         caught(checks.check_chosen_threshold, wrong, "least total cost for the editors", capsys)
 
 
+# ----------------------------------------------------------------- Lab 7
+
+
+def _strip(text, *, anywhere=False, prefix=False, signs=True, keep_case=False):
+    kept = []
+    for line in text.split("\n"):
+        start = line.lstrip() if keep_case else line.lstrip().lower()
+        if anywhere:
+            drop = "copyright" in start.lower()
+        elif prefix:
+            drop = start.lower().startswith("copyright")
+        else:
+            word = re.match(r"copyright(?=[\s:]|$)", start)
+            drop = bool(word)
+        if signs and (start.startswith("©") or start.lower().startswith("(c)")):
+            drop = True
+        if not drop:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def test_strip_copyright(capsys):
+    passes(checks.check_strip_copyright, _strip, capsys)
+    passes(
+        checks.check_strip_copyright,
+        lambda t: "\n".join(x for x in _strip(t).split("\n") if x.strip()),
+        capsys,
+    )
+    sc = checks.check_strip_copyright
+    caught(
+        sc, lambda t: _strip(t, anywhere=True), "copyright in a sentence stays", capsys, "should stay is gone"
+    )
+    caught(sc, lambda t: _strip(t, prefix=True), "a longer word stays", capsys)
+    caught(sc, lambda t: _strip(t, signs=False), "the © sign", capsys, "should go is still there")
+    caught(sc, lambda t: _strip(t, keep_case=True), "upper case", capsys)
+    caught(sc, lambda t: t.split("\n")[1:], "a holder line", capsys, "return the text as a str")
+
+    def first_line_only(text):
+        lines = text.split("\n")
+        return "\n".join(lines[1:] if _strip(lines[0]) == "" else lines)
+
+    caught(sc, first_line_only, "several holders", capsys)
+
+
+def test_containment_of(capsys):
+    from neardup_lab import containment
+
+    passes(checks.check_containment_of, containment, capsys)
+    co = checks.check_containment_of
+    caught(co, jaccard, "a inside b", capsys)
+    caught(co, lambda a, b: len(a & b) / len(b) if b else 1.0, "b inside a", capsys)
+    caught(co, lambda a, b: len(a & b) / len(a), "empty a", capsys, "ZeroDivisionError")
+    caught(co, lambda a, b: len(a & b), "b inside a", capsys)
+
+
+def test_distinct_texts(capsys):
+    from neardup_lab.checks import lab7_licences
+
+    count = lab7_licences.distinct_texts()
+    passes(checks.check_distinct_texts, count, capsys)
+    files = len(checks.licence_corpus().names)
+    raw = [word_shingles(t, 5) for t in checks.licence_corpus().texts]
+    unstripped = len(clusters_from_pairs(len(raw), brute_force_pairs(raw, 0.9)))
+    assert unstripped != count, "stripping the copyright lines must change the answer"
+    for wrong in (files, unstripped, count - 1, float(count) + 0.5, str(count)):
+        caught(checks.check_distinct_texts, wrong, "distinct licence texts", capsys)
+
+
+def test_licence_corpus_is_checked_against_its_manifest(tmp_path, monkeypatch):
+    import shutil
+
+    source = checks.lab7_licences.licence_folder()
+    copy = tmp_path / "licences"
+    shutil.copytree(source, copy)
+    corpus = checks.licence_corpus(copy)
+    assert corpus.names == checks.licence_corpus().names
+    first = next((copy / "files").rglob("*.txt"))
+    first.write_text(first.read_text(encoding="utf-8") + "tampered", encoding="utf-8")
+    checks.lab7_licences._read.cache_clear()
+    with pytest.raises(ValueError, match="checksum"):
+        checks.licence_corpus(copy)
+    monkeypatch.setenv(checks.lab7_licences.LICENCES_ENV, str(tmp_path / "nowhere"))
+    monkeypatch.chdir(tmp_path)
+    assert checks.lab7_licences.licence_folder() == source  # the repository's copy is the last place
+    with pytest.raises(FileNotFoundError, match="NEARDUP_LAB_LICENCES"):
+        checks.lab7_licences.licence_folder(tmp_path / "nowhere")
+
+
 # ------------------------------------------------------- every check, generally
 
 ALL_CHECKS = [getattr(checks, name) for lab in checks.LABS.values() for name in lab]
-VALUE_CHECKS = {"check_k_for_error", "check_target_choice", "check_chosen_threshold"}
+VALUE_CHECKS = {"check_k_for_error", "check_target_choice", "check_chosen_threshold", "check_distinct_texts"}
 
 
 def test_registry_names_every_check():
     public = {name for name in checks.__all__ if name.startswith("check_")}
     assert public == {name for lab in checks.LABS.values() for name in lab}
-    assert len(checks.LABS) == 6
+    assert len(checks.LABS) == 7
     assert set(checks.POINTS) == public
 
 
