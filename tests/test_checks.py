@@ -681,7 +681,8 @@ def test_precision_recall_at(capsys):
     caught(cp, lambda s, y, t: _pr_at(s, y, t, strict=True), "a score equal to the threshold", capsys)
     caught(cp, lambda s, y, t: _pr_at(s, y, t, empty=0.0), "nothing flagged", capsys)
     caught(cp, lambda s, y, t: _pr_at(s, y, t)[::-1], "nothing flagged", capsys)
-    caught(cp, lambda s, y, t: _pr_at(s, y, t, as_list=True), "half and half", capsys, "(precision, recall)")
+    passes(cp, lambda s, y, t: _pr_at(s, y, t, as_list=True), capsys)  # positions matter: list or tuple
+    caught(cp, lambda s, y, t: iter(_pr_at(s, y, t)), "half and half", capsys, "(precision, recall)")
 
     def counts_values(scores, labels, t):  # labels 0/1 compared with `is True`
         return _pr_at(scores, [y is True for y in labels], t)

@@ -276,7 +276,7 @@ def _hidden_corpus(seed: int = _HIDDEN_CORPUS["seed"]) -> tuple[tuple[str, ...],
 
 def _run_parts(got: Any) -> tuple[Any, int]:
     """``(clusters, candidates)`` from an answer, or ValueError saying what the answer should be."""
-    if not isinstance(got, tuple) or len(got) != 2:
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise ValueError(
             f"return a pair (clusters, number of candidate pairs verified), not {_show(got, 60)}"
         )

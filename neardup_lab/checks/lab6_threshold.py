@@ -132,7 +132,7 @@ def _random_data(seed: int, n: int = 300) -> tuple[list[float], list[bool]]:
 
 def _pair_judge(expected: tuple[float, float]) -> Callable[[Any], str | None]:
     def judge(got: Any) -> str | None:
-        if not isinstance(got, tuple) or len(got) != 2:
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
             return "return a pair (precision, recall)"
         for label, value, want in zip(("precision", "recall"), got, expected):
             problem = _same_float(value, want)
