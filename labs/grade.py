@@ -55,7 +55,7 @@ SERVE = (
     "from neardup_lab.checks.remote import serve as _grading_serve\n"
     "_grading_serve({port}, {token!r}, globals())"
 )
-PROBLEMS = ("timeout", "reference", "not defined")  # statuses the CSV names in its last column
+PROBLEMS = ("timeout", "not run", "reference", "not defined")  # statuses the CSV names in its last column
 INTERRUPT_GRACE = 5.0  # seconds a kernel gets to stop after an interrupt before it is killed
 
 
@@ -64,7 +64,7 @@ class CheckScore:
     """The grade of one check."""
 
     check: str
-    status: str  # pass, fail, not implemented, not answered, not defined, timeout, reference, error
+    status: str  # pass, fail, not implemented, not answered, not defined, timeout, not run, reference
     points: float
     max_points: float
     cases_passed: int = 0
@@ -228,11 +228,10 @@ class Grader:
             if self.kernel is not None:
                 self.kernel.kill()
         done = {s.check for s in self.grade.scores}
+        why = self.grade.error or "the notebook's time was up"
         for name in checks.LABS[self.lab]:
             if name not in done:
-                self.record(
-                    CheckScore(name, "timeout", 0.0, checks.POINTS[name], report="not run: no time left")
-                )
+                self.record(CheckScore(name, "not run", 0.0, checks.POINTS[name], report=f"not run: {why}"))
         return self.grade
 
     def run_cells(self) -> None:
@@ -286,7 +285,7 @@ class Grader:
                         link = self.connect()
                     link.deadline = time.monotonic() + min(self.options.check_timeout, self.left())
                     score = score_check(name, link.answer(answer_name))
-                except (remote.DeadlineExceeded, remote.KernelGone) as exc:
+                except (remote.DeadlineExceeded, remote.KernelGone, OSError) as exc:
                     score = CheckScore(
                         name, "timeout", 0.0, checks.POINTS[name], report=f"FAIL {name}: {exc}"
                     )
