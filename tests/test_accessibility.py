@@ -142,27 +142,40 @@ _SHRINK_REPEATED_TEXT_JS = """
     backdrops.set(el, value);
     return value;
   };
-  const seen = new Set();
-  const repeated = [];
-  for (const el of document.body.querySelectorAll('*')) {
-    if (el.childElementCount || !el.textContent.trim()) continue;
-    if (el.closest('svg, .nd-explorable')) continue;
-    const style = getComputedStyle(el);
-    if (style.position !== 'static' && style.position !== 'relative') continue;
-    const key = [style.color, style.fontSize, style.fontWeight, style.textShadow, backdrop(el)].join('|');
-    if (seen.has(key)) repeated.push(el); else seen.add(key);
-  }
-  let unwrapped = 0;
-  for (const el of repeated) {
-    const neutral = el.tagName === 'SPAN' && Array.from(el.attributes).every((a) => a.name === 'class');
-    if (neutral) {
-      el.replaceWith(...el.childNodes);
-      unwrapped += 1;
-    } else {
-      el.setAttribute(attribute, '');
+  // Elements with text of their own whose text looks like that of an earlier one.
+  const repeats = () => {
+    const seen = new Set();
+    const out = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const ownText = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.data.trim());
+      if (!ownText || el.closest('svg, .nd-explorable')) continue;
+      const style = getComputedStyle(el);
+      if (style.position !== 'static' && style.position !== 'relative') continue;
+      const key = [style.color, style.fontSize, style.fontWeight, style.textShadow, backdrop(el)].join('|');
+      if (seen.has(key)) out.push(el); else seen.add(key);
     }
+    return out;
+  };
+  // 1. Unwrap repeated bare spans into their text. Each parent's children are rebuilt at
+  // once: one DOM mutation per parent (the theme's icon script watches every mutation).
+  const bare = (el) => el.tagName === 'SPAN' && el.childElementCount === 0
+    && Array.from(el.attributes).every((a) => a.name === 'class');
+  const unwrap = new Set(repeats().filter(bare));
+  for (const parent of new Set(Array.from(unwrap, (el) => el.parentNode))) {
+    const children = [];
+    for (const child of parent.childNodes) {
+      const text = unwrap.has(child) ? child.textContent : child.nodeType === 3 ? child.data : null;
+      if (text === null) children.push(child);
+      else if (typeof children[children.length - 1] === 'string') children[children.length - 1] += text;
+      else children.push(text);
+    }
+    parent.replaceChildren(...children);
   }
-  return {unwrapped, marked: repeated.length - unwrapped};
+  // 2. Their parents now have text of their own: mark what still repeats, for the
+  // contrast rule to skip.
+  const marked = repeats();
+  marked.forEach((el) => el.setAttribute(attribute, ''));
+  return {unwrapped: unwrap.size, marked: marked.length};
 }
 """
 
