@@ -1,8 +1,9 @@
 /* Accessibility repairs for markup we do not write ourselves (theme and docutils).
  *
  * Each repair names the axe-core rule it serves; tests/test_accessibility.py runs axe
- * on every page of the built book. The repairs change attributes only, never what a
- * reader sees, and do nothing on a page without the markup they repair.
+ * on every page of the built book. The repairs change what assistive technology is
+ * told, not how the page looks (but for the hover titles of the colour-mode icons),
+ * and do nothing on a page without the markup they repair.
  */
 (function () {
   "use strict";

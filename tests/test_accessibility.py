@@ -17,7 +17,7 @@ violation is moderate or minor and an entry of ``ALLOWED`` covers that element, 
 its reason. Critical and serious violations are never allowed. An entry that no page
 needs any more fails the last test, so the list can only shrink.
 
-Speed (the test should add well under a minute): two tabs take turns, so one page
+Speed: two tabs take turns, so one page
 loads while axe checks the other. And repeated text is thinned out before axe runs
 (``_SHRINK_REPEATED_TEXT_JS``): highlighted code has one ``<span>`` per token, some
 pages thousands. Whether text has enough contrast depends only on its colour, font
@@ -343,6 +343,8 @@ def _describe(violation: dict, nodes: list[dict]) -> str:
         lines.append(f"      at {node['target']}: {html}\n        {summary}")
     if len(nodes) > len(shown):
         lines.append(f"      ... and {len(nodes) - len(shown)} more")
+    if violation["rule"] == "color-contrast":
+        lines.append("      (text that looks the same elsewhere on the page was checked once, here)")
     return "\n".join(lines)
 
 
