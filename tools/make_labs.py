@@ -260,6 +260,8 @@ def bundle(target: Path = BUNDLE) -> Path:
         for notebook in sorted(LABS.glob("*.ipynb")):
             files[notebook.name] = notebook
         for folder, source in LAB_DATA.items():
+            if not (source / "manifest.json").is_file():
+                raise FileNotFoundError(f"{source}: lab 7's data is missing (tools/collect_licences.py)")
             for path in sorted(source.rglob("*")):
                 if path.is_file():
                     files[f"{folder}/{path.relative_to(source).as_posix()}"] = path

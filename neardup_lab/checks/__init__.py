@@ -12,6 +12,11 @@ is reported as "not implemented yet"; any other exception from the student's
 code is reported as what came back. Each check returns a :class:`CheckResult`
 and remembers it, so that :func:`summary` can say how many checks of a lab pass.
 
+Modules: ``_core`` (cases, reports, the tally, :data:`LABS` and :data:`POINTS`, the
+container rule, grading mode), one module per lab (``lab1_text`` ... ``lab7_licences``),
+and ``remote``, through which ``labs/grade.py`` calls a student's functions in their
+kernel while the checks run in the grading process.
+
 >>> from neardup_lab import jaccard
 >>> from neardup_lab.checks import check_jaccard
 >>> result = check_jaccard(jaccard)

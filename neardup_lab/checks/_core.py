@@ -159,7 +159,8 @@ class CheckResult:
           fine
         """
         lines = [self.headline()]
-        lines += [f"  {note}" for note in self.notes]
+        for note in self.notes:
+            lines += textwrap.wrap(note, _WIDTH, initial_indent="  ", subsequent_indent="  ")
         if self.missing.startswith("not answered"):
             lines += _labelled(
                 "hint", "replace `...` with your answer, then run that cell and this one again."
@@ -386,6 +387,8 @@ def _run(check_name: str, target: Any, cases: list[_Case], notes: list[str] | No
         result.missing = str(missing)
     result.passed = not result.missing and not result.failures
     result.notes = list(notes or [])
+    if any(f.detail.startswith("return a") for f in result.failures):
+        result.notes.append(CONTAINER_RULE)
     print(result.report())
     _TALLY[check_name] = result
     return result
