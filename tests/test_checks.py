@@ -924,6 +924,7 @@ def test_every_check_uses_the_container_rule(capsys):
         "return a set, not a tuple" in out
         and "return a set of (i, j) pairs (set or frozenset), not a list" in out
     )
+    assert out.count("  Return a set (set or frozenset) where order means nothing") == 2  # once per report
 
 
 def test_hints_point_to_the_bug_without_giving_the_code(capsys):
