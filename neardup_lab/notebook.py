@@ -33,8 +33,8 @@ from .corpus import make_article, make_corpus
 from .text import jaccard, word_shingles, words
 
 if TYPE_CHECKING:
+    import matplotlib.axes
     import pandas as pd
-    from matplotlib.axes import Axes
 
 __all__ = [
     "duration",
@@ -44,6 +44,7 @@ __all__ = [
     "n_pairs",
     "PairCost",
     "pair_cost",
+    "stage_lines",
     "shingle_counts",
     "speed_ratio",
     "rmse",
@@ -128,10 +129,12 @@ def n_pairs(n: int) -> int:
 
 
 class PairCost(NamedTuple):
-    """Measured seconds for one exact Jaccard comparison of two shingle sets."""
+    """Measured seconds for one exact Jaccard comparison of two shingle sets: ``unrelated``
+    for two different articles (few shared shingles), ``similar`` for an article and a
+    near-copy (most shingles shared)."""
 
-    unrelated: float  #: two different articles: few shared shingles
-    similar: float  #: an article and a near-copy: most shingles shared
+    unrelated: float
+    similar: float
 
     def all_pairs_seconds(self, n: int) -> float:
         """Projected time to compare all pairs of ``n`` documents, almost all unrelated."""
@@ -249,7 +252,7 @@ def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
 
 
 def draw_partition_flow(
-    ax: Axes, columns: list[tuple[str, str]], arrows: list[str], client: str, lanes: int = 3
+    ax: matplotlib.axes.Axes, columns: list[tuple[str, str]], arrows: list[str], client: str, lanes: int = 3
 ) -> None:
     """Draw a distributed pipeline on ``ax``: columns of partitions, every lane to every lane.
 
