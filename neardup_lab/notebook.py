@@ -7,6 +7,7 @@ Reading order:
 * :func:`n_pairs` and :class:`PairCost`/:func:`pair_cost`: the one measured cost of an exact
   comparison that every chapter projecting all-pairs time uses.
 * :func:`stage_lines`: a dedup run's per-stage statistics, one printable line per stage.
+* :func:`signing_cost`: the one measured cost of signing an article, for projections.
 * :func:`shingle_counts`, :func:`speed_ratio`, :func:`rmse`, :func:`id_pairs`: weighted
   shingles for SimHash, a speed-up as text, an estimate's error, pairs of id sets with a
   known similarity (Part V).
@@ -45,6 +46,7 @@ __all__ = [
     "PairCost",
     "pair_cost",
     "stage_lines",
+    "signing_cost",
     "shingle_counts",
     "speed_ratio",
     "rmse",
@@ -356,3 +358,22 @@ def labelled_table(frame: pd.DataFrame) -> LabelledTable:
         levels = frame.columns.nlevels
         raise ValueError(f"labelled_table shows one header row; the columns have {levels} levels")
     return LabelledTable(frame)
+
+
+def signing_cost(n_docs: int = 2000, seed: int = 0, repeat: int = 3) -> float:
+    """Measure signing on this machine: seconds per 300-word article for the signing stage of
+    :func:`~neardup_lab.pipeline.dedup` with its default settings, on one core.
+
+    The best of ``repeat`` runs, after a warm-up: the first call in a process builds lookup
+    tables once, which a small sample would otherwise charge to every article.
+
+    >>> signing_cost(n_docs=20, repeat=1) > 0
+    True
+    """
+    from .pipeline import prepare_many
+    from .settings import Settings
+
+    docs = [make_article(seed * 1_000_003 + i) for i in range(n_docs)]
+    settings = Settings()
+    prepare_many(docs[:10], settings)
+    return best_time(lambda: prepare_many(docs, settings), repeat) / n_docs
