@@ -93,6 +93,8 @@ def test_student_notebook_holds_no_solution(path):
         if line.startswith("# ")
     ]
     assert len(titles) == 1 and nb.cells[0].source.startswith("# "), "one H1 title, in the first cell"
+    for part in ("**Learning goals.**", "**Before this lab**", "**Time.**"):
+        assert part in nb.cells[0].source, f"the first cell says nothing under {part}"
     for cell in nb.cells:
         assert "solution-only" not in cell.metadata.get("tags", [])
         assert "BEGIN SOLUTION" not in cell.source and "END SOLUTION" not in cell.source
