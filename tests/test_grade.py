@@ -58,7 +58,7 @@ def link():
 
 
 def test_plain_data_round_trip():
-    value = {"a": [1, 2.5, None, True], "b": (frozenset({"x"}), {3, 4}), "c": b"raw"}
+    value = {"a": [1, 2.5, None, True], "b": (frozenset({"x"}), {3, 4}), "c": b"raw", "d": ...}
     assert remote.restore(remote.decode(pickle.dumps(remote.plain(value)))) == value
     array = np.arange(6, dtype=np.uint64).reshape(2, 3)
     back = remote.restore(remote.decode(pickle.dumps(remote.plain(array))))

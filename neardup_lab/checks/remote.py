@@ -36,6 +36,7 @@ import numpy as np
 
 _ARRAY = "\x00neardup-lab array"
 _OPAQUE = "\x00neardup-lab opaque"
+_ELLIPSIS = ("\x00neardup-lab ellipsis",)  # an answer not given yet: `...`
 _HEADER = struct.Struct("!Q")
 MAX_REPLY_BYTES = 64 * 2**20  # a reply larger than this is refused: the answer is not plain data
 _REPR_LIMIT = 200
@@ -78,6 +79,8 @@ def plain(value: Any, depth: int = 0) -> Any:
         return _opaque(value)
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
         return value
+    if value is Ellipsis:
+        return _ELLIPSIS
     if isinstance(value, np.generic) and isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
@@ -110,6 +113,8 @@ def restore(data: Any) -> Any:
         return np.frombuffer(raw, dtype=np.dtype(dtype)).reshape(shape).copy()
     if type(data) is tuple and len(data) == 3 and data[0] == _OPAQUE:
         return Opaque(data[1], data[2])
+    if data == _ELLIPSIS:
+        return Ellipsis
     if type(data) in (list, tuple, set, frozenset):
         return type(data)(restore(v) for v in data)
     if type(data) is dict:
