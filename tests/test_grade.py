@@ -16,6 +16,7 @@ import csv
 import importlib.util
 import json
 import pickle
+import shutil
 import subprocess
 import sys
 import threading
@@ -348,3 +349,33 @@ def test_lab_is_read_from_metadata_or_name():
     assert grade.lab_of(nb, Path("anything.ipynb")) == "lab02"
     with pytest.raises(ValueError, match="which lab"):
         grade.lab_of(nbformat.v4.new_notebook(), Path("homework.ipynb"))
+
+
+@pytest.mark.slow
+def test_every_solution_gets_full_marks_and_every_handout_none(tmp_path):
+    """With the grading-only cases too: a correct solution passes them all."""
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        shutil.copy(path, tmp_path / f"solved-{path.name}")
+        shutil.copy(ROOT / "labs" / path.name, tmp_path / f"handout-{path.name}")
+    report = tmp_path / "grades.csv"
+    notebooks = sorted(str(p) for p in tmp_path.glob("*.ipynb"))
+    done = subprocess.run(
+        [sys.executable, str(GRADE), "--csv", str(report), *notebooks],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    with report.open(encoding="utf-8", newline="") as grades:
+        rows = {Path(row["notebook"]).name: row for row in csv.DictReader(grades)}
+    assert len(rows) == 2 * len(checks.LABS)
+    for name, row in rows.items():
+        full = sum(checks.POINTS[check] for check in checks.LABS[row["lab"]])
+        assert row["max_points"] == str(full)
+        if name.startswith("solved-"):
+            assert row["points"] == str(full), (name, row)
+        else:
+            assert row["points"] == "0" and row["problems"] == "", (name, row)
+    assert done.stdout.count(": not implemented,") + done.stdout.count(": not answered,") == sum(
+        len(lab) for lab in checks.LABS.values()
+    )
