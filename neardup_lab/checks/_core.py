@@ -574,7 +574,11 @@ def grading_mode() -> Iterator[None]:
 
 
 def grading() -> bool:
-    """Whether checks run in :func:`grading_mode`."""
+    """Whether checks run in :func:`grading_mode`.
+
+    >>> grading()
+    False
+    """
     return _GRADING[0]
 
 

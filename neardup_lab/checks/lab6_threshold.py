@@ -102,14 +102,24 @@ def _best_threshold(
 
 @lru_cache(maxsize=2)
 def candidate_counts(seed: int = 6) -> dict[float, int]:
-    """Candidate pairs to verify when banding for each of :data:`THRESHOLDS` (128 hash functions)."""
+    """Candidate pairs to verify when banding for each of :data:`THRESHOLDS` (128 hash functions).
+
+    >>> counts = candidate_counts()
+    >>> counts[0.2] > counts[0.95]
+    True
+    """
     data = labelled_pairs(seed)
     signatures = MinHasher(num_perm=_NUM_PERM, seed=1).signatures([word_shingles(d, _K) for d in data.docs])
     return {t: len(candidate_pairs(signatures, *optimal_params(t, _NUM_PERM))) for t in THRESHOLDS}
 
 
 def editors_choice(seed: int = 6) -> tuple[float, dict[float, float]]:
-    """The threshold with the least total cost under :data:`EDITOR_COSTS`, and every threshold's cost."""
+    """The threshold with the least total cost under :data:`EDITOR_COSTS`, and every threshold's cost.
+
+    >>> best, costs = editors_choice()
+    >>> costs[best] == min(costs.values())
+    True
+    """
     data = labelled_pairs(seed)
     scores, counts = _scores(data), candidate_counts(seed)
     costs = {

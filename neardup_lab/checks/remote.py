@@ -292,7 +292,17 @@ class Kernel:
 
     ``deadline`` (a ``time.monotonic()`` value) bounds every request; past it a
     request raises :class:`DeadlineExceeded`. ``wait`` is called while waiting
-    (the grader drains the kernel's output there).
+    (the grader drains the kernel's output there). Here a thread plays the kernel:
+
+    >>> import threading
+    >>> server, port, token = Kernel.listen()
+    >>> namespace = {"double": lambda x: 2 * x}
+    >>> threading.Thread(target=serve, args=(port, token, namespace), daemon=True).start()
+    >>> kernel = Kernel.accept(server, token, time.monotonic() + 10)
+    >>> server.close()
+    >>> kernel.answer("double")(21)
+    42
+    >>> kernel.close()
     """
 
     def __init__(self, sock: socket.socket, wait: Callable[[], None] = lambda: None) -> None:
