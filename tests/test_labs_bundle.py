@@ -6,7 +6,8 @@ states the Python version once and gives commands for Linux, macOS and Windows; 
 solution. Then, in a fresh virtual environment with only the bundle's requirements
 installed (from the package registry; the test is skipped, saying so, when the registry
 cannot be reached), lab 1 runs as a student gets it (every check reports "not
-implemented yet") and its solution passes every check.
+implemented yet"), its solution passes every check, and so does lab 7's, on the data
+the bundle ships.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def _execute(environment: Path, notebook: Path) -> str:
     return "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
 
 
-def test_lab_1_runs_in_a_fresh_environment_with_only_the_bundle(bundle, tmp_path):
+def test_labs_run_in_a_fresh_environment_with_only_the_bundle(bundle, tmp_path):
     environment = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(environment)
     python = environment / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
@@ -174,3 +175,8 @@ def test_lab_1_runs_in_a_fresh_environment_with_only_the_bundle(bundle, tmp_path
     solved = _execute(environment, solution)
     assert "lab01: 4 of 4 checks pass" in solved
     assert "FAIL" not in solved
+
+    # Lab 7 reads the licence files the bundle ships in data/licences (there is no repository here).
+    real_text = bundle / "lab07_solved.ipynb"
+    shutil.copy(ROOT / "labs" / "solutions" / "lab07_real_text.ipynb", real_text)
+    assert "lab07: 3 of 3 checks pass" in _execute(environment, real_text)
