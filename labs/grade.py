@@ -93,9 +93,9 @@ class NotebookGrade:
         return float(sum(checks.POINTS[name] for name in checks.LABS.get(self.lab, {})))
 
 
-def lab_of(nb: nbformat.NotebookNode, path: Path) -> str:
+def lab_of(nb: nbformat.NotebookNode | None, path: Path) -> str:
     """The lab id, ``"lab01"`` ..., from the notebook's metadata or its file name."""
-    lab = nb.metadata.get("neardup_lab", {}).get("lab")
+    lab = nb.metadata.get("neardup_lab", {}).get("lab") if nb is not None else None
     if lab in checks.LABS:
         return lab
     match = re.search(r"lab[ _-]?0*(\d+)", path.name, re.IGNORECASE)
@@ -388,14 +388,17 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 grader = Grader(path, args, log)
             except (OSError, ValueError, nbformat.ValidationError) as exc:
-                grades.append(NotebookGrade(str(path), "?", error=str(exc).splitlines()[0]))
+                with contextlib.suppress(ValueError):  # the file name may still say which lab
+                    lab = "?"
+                    lab = lab_of(None, path)
+                grades.append(NotebookGrade(str(path), lab, error=str(exc).splitlines()[0]))
                 print(f"  cannot grade: {grades[-1].error}")
-                continue
-            grade = grader.run()
-            if args.keep:
-                grader.keep(args.keep)
-            grades.append(grade)
-            print(f"  {grade.lab}: {grade.points:g} of {grade.max_points:g} points", flush=True)
+            else:
+                grade = grader.run()
+                if args.keep:
+                    grader.keep(args.keep)
+                grades.append(grade)
+                print(f"  {grade.lab}: {grade.points:g} of {grade.max_points:g} points", flush=True)
             if args.csv:
                 write_csv(args.csv, grades)  # rewritten after every notebook: a stopped run keeps them
     finally:

@@ -379,3 +379,16 @@ def test_every_solution_gets_full_marks_and_every_handout_none(tmp_path):
     assert done.stdout.count(": not implemented,") + done.stdout.count(": not answered,") == sum(
         len(lab) for lab in checks.LABS.values()
     )
+
+
+def test_an_unreadable_notebook_gets_a_row_that_names_the_problem(tmp_path, capsys):
+    grade = _load_grade()
+    broken = tmp_path / "kim-lab02.ipynb"
+    broken.write_text('{"cells": [', encoding="utf-8")
+    report = tmp_path / "grades.csv"
+    assert grade.main(["--csv", str(report), str(broken)]) == 0
+    with report.open(encoding="utf-8", newline="") as grades:
+        (row,) = list(csv.DictReader(grades))
+    full = sum(checks.POINTS[name] for name in checks.LABS["lab02"])
+    assert (row["lab"], row["points"], row["max_points"]) == ("lab02", "0", str(full))
+    assert "JSON" in row["problems"] and "cannot grade" in capsys.readouterr().out
