@@ -21,6 +21,7 @@ SLOW_MODULES = {
     "test_store_crash.py": "kills subprocesses at every write step",
     "test_store_concurrency.py": "queries while another process adds",
     "test_labs.py": "executes the lab notebooks",
+    "test_labs_bundle.py": "builds the student zip and installs it in a fresh virtual environment",
     "test_bits_pinned.py": "dedups a corpus with every scheme",
     "test_statistics.py": "hundreds of seeds per estimate",
 }
