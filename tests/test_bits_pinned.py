@@ -13,13 +13,16 @@ import pytest
 
 from neardup_lab import MinHasher, candidate_pair_array, dedup, make_corpus, shingle_id_batch
 
+# Re-pinned when the default weights became (0.01, 0.99): 16 x 4 instead of 12 x 5 here.
+# With 12 x 5 given explicitly the old digests still hold; the extra candidates of 16 x 4
+# find a few more pairs, and for several schemes the clusters now agree with each other.
 PINNED_CLUSTERS = {
-    ("multiply-shift", "word"): "bdfa434267052458",
-    ("multiply-shift", "char"): "2f9993a2aab6438a",
+    ("multiply-shift", "word"): "bf03f46aeae00d94",
+    ("multiply-shift", "char"): "d7765c52690594a7",
     ("mod-prime", "word"): "bf03f46aeae00d94",
-    ("mod-prime", "char"): "e5d053fa6b10fdc3",
+    ("mod-prime", "char"): "8912981ec00eef2b",
     ("one-permutation", "word"): "65e3e905ecf3fe2e",
-    ("one-permutation", "char"): "6364bb0a76fa45b6",
+    ("one-permutation", "char"): "8912981ec00eef2b",
 }
 PINNED_SIGNATURES = "c91e1801d4ee0dd5"
 PINNED_CANDIDATES = "0676e789ae15fb59"
