@@ -33,9 +33,8 @@ from browser_support import ROOT, SITE, Visit, fail_if, launch_chromium, serve_s
 
 from neardup_lab import BlockIndex, jaccard, word_shingles
 from neardup_lab.lsh import (
-    _false_negative_area,
-    _false_positive_area,
     approx_threshold,
+    error_areas,
     optimal_params,
     s_curve,
 )
@@ -268,12 +267,9 @@ def test_s_curve_numbers_match_the_package(page: Widgets, bands: int, rows: int,
     np.testing.assert_allclose(curve, s_curve(np.arange(101) / 100, bands, rows), rtol=0, atol=1e-9)
     assert page.value("s-curve", "p-threshold") == pytest.approx(s_curve(threshold, bands, rows), abs=1e-9)
     assert page.value("s-curve", "bend") == pytest.approx(approx_threshold(bands, rows), abs=1e-9)
-    assert page.value("s-curve", "fp-area") == pytest.approx(
-        _false_positive_area(threshold, bands, rows), abs=1e-9
-    )
-    assert page.value("s-curve", "fn-area") == pytest.approx(
-        _false_negative_area(threshold, bands, rows), abs=1e-9
-    )
+    areas = error_areas(threshold, bands, rows)
+    assert page.value("s-curve", "fp-area") == pytest.approx(areas.false_positive, abs=1e-9)
+    assert page.value("s-curve", "fn-area") == pytest.approx(areas.false_negative, abs=1e-9)
     assert f"{bands} × {rows}" in page.text("s-curve", "fit")
 
 
@@ -311,9 +307,8 @@ def test_bands_and_rows_follow_the_best_choice_while_ticked(page: Widgets) -> No
         assert (bands, rows) == optimal_params(0.8, 256, round(1 - fn_weight, 2), fn_weight)
         p = page.value("s-curve", "p-threshold")
         assert p == pytest.approx(s_curve(0.8, bands, rows), abs=1e-9)
-        weighted = (1 - fn_weight) * _false_positive_area(
-            0.8, bands, rows
-        ) + fn_weight * _false_negative_area(0.8, bands, rows)
+        areas = error_areas(0.8, bands, rows)
+        weighted = (1 - fn_weight) * areas.false_positive + fn_weight * areas.false_negative
         assert page.value("s-curve", "error") == pytest.approx(weighted, abs=1e-9)
         assert page.value("s-curve", "best-error") == page.value("s-curve", "error")
 
@@ -404,8 +399,9 @@ def test_a_bad_signature_length_is_reported(page: Widgets) -> None:
 
 
 # ------------------------------------------------------------------- block tables
-# Chapter 13 (book/13_hamming_search.ipynb) computes these two numbers for a BlockIndex
-# layout; the package has no function for them, so here they are as the chapter writes them.
+# The widget may use fewer tables than a BlockIndex builds, which the package's
+# BlockLayout does not model; for any subset of tables the test counts on its own, as
+# chapter 13 does, and for all of them it also holds the widget to the package.
 
 
 def random_candidates(widths: tuple[int, ...], keys: list[tuple[int, ...]], n: int) -> float:
@@ -461,6 +457,12 @@ def test_block_table_numbers_match_chapter_13(
         assert seen[d] == pytest.approx(chance_seen(bits, index.block_widths, keys, d), abs=1e-12), f"d={d}"
     if tables == index.n_tables:
         assert seen[: k + 1] == [1.0] * (k + 1)  # the pigeonhole guarantee
+        layout = index.layout
+        assert page.value("block-table", "candidates") == pytest.approx(
+            layout.expected_random_candidates(n), rel=1e-12
+        )
+        for d, chance in enumerate(seen):
+            assert chance == pytest.approx(layout.chance_seen(d), abs=1e-12), f"d={d}"
 
 
 def test_block_table_memory_is_the_index_size(page: Widgets) -> None:
