@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..corpus import make_corpus
-from ..lsh import _false_negative_area, _false_positive_area, candidate_pairs, optimal_params, s_curve
+from ..lsh import candidate_pairs, error_areas, optimal_params, s_curve
 from ..minhash import MinHasher
 from ..text import word_shingles
 from ._core import CheckResult, _as_set, _call, _Case, _run, _same_set, _show, grading
@@ -166,7 +166,7 @@ def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, 
 
 
 def _banding_error(threshold: float, bands: int, rows: int) -> float:
-    return _false_positive_area(threshold, bands, rows) + _false_negative_area(threshold, bands, rows)
+    return sum(error_areas(threshold, bands, rows))
 
 
 def _int_pair(got: Any) -> tuple[int, int]:
