@@ -77,20 +77,6 @@ ALLOWED = [
         "A header that is only math, such as $h(x)$: MathJax draws the glyphs with CSS, so "
         "axe finds no text, but screen readers read the MathML MathJax adds beside them.",
     ),
-    Allowance(
-        "empty-table-header",
-        "table.dataframe th",
-        "pandas leaves the corner cell of a DataFrame's header empty, and a named index "
-        "adds a header row that is empty but for that name. To be fixed in the chapters "
-        "(index hidden or turned into a column); then remove this entry.",
-    ),
-    Allowance(
-        "empty-table-header",
-        "table.table > thead > tr > th.head:first-child",
-        "The chapters' markdown tables comparing the reference's numbers with ours leave "
-        "the top-left cell empty (| | reference | ours |). To be fixed in the chapters "
-        "(a word such as 'measure' in that cell); then remove this entry.",
-    ),
 ]
 
 _NOT_A_PAGE = "_build/html is not built"
