@@ -102,7 +102,7 @@ def _best_threshold(
 
 @lru_cache(maxsize=2)
 def candidate_counts(seed: int = 6) -> dict[float, int]:
-    """Candidate pairs to verify when banding for each of :data:`THRESHOLDS` (128 hash functions).
+    """Candidate pairs to verify when banding for each of ``THRESHOLDS`` (128 hash functions).
 
     >>> counts = candidate_counts()
     >>> counts[0.2] > counts[0.95]
@@ -282,7 +282,7 @@ def check_cost_at(func: Callable[..., float]) -> CheckResult:
 def check_best_threshold(func: Callable[..., float]) -> CheckResult:
     """Check a ``best_threshold(scores, labels, thresholds, miss_cost, alarm_cost) -> float``.
 
-    It returns the threshold of ``thresholds`` with the least :func:`cost_at`; among
+    It returns the threshold of ``thresholds`` with the least ``cost_at``; among
     equally cheap thresholds, the highest (it verifies the fewest candidates).
 
     >>> check_best_threshold(_best_threshold).passed
