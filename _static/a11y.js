@@ -1,6 +1,6 @@
 /* Accessibility repairs for markup we do not write ourselves (theme and docutils).
  *
- * Each repair names the axe-core rule it serves; tests/test_accessibility.py runs axe
+ * Each repair names the axe-core rule it serves; tests/axe_support.py runs axe
  * on every page of the built book. The repairs change what assistive technology is
  * told, not how the page looks (but for the hover titles of the colour-mode icons),
  * and do nothing on a page without the markup they repair.

@@ -14,7 +14,9 @@ reported together, naming the page:
 - an image that did not load, or whose alt text is missing or only its file name,
 - math that MathJax did not typeset, or raw TeX delimiters left in the text,
 - previous/next links that do not follow the order of ``_toc.yml``,
-- a chapter written as a notebook that does not offer its ``.ipynb`` for download.
+- a chapter written as a notebook that does not offer its ``.ipynb`` for download,
+- any accessibility violation axe-core finds (``axe_support.py``; the other pages of the
+  site get the same check in ``test_browser_axe.py``).
 
 A separate test checks that the search page finds the MinHash chapter. Screenshots
 of the introduction, the first chapter and the first lab are written to
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from axe_support import audit_result, page_problems, start_audit
 from browser_support import ROOT, SITE, PlaywrightError, Visit, fail_if, launch_chromium, serve_site
 
 pytestmark = pytest.mark.browser
@@ -337,6 +340,10 @@ def test_page(page_name: str, site: str, browser) -> None:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             visit.page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"), full_page=True)
         problems = list(visit.problems)
+        # Last: axe thins out repeated text before it runs (axe_support.py).
+        problems += start_audit(visit.page)
+        violations = audit_result(visit.page)
+        problems += [f"axe-core found {line}" for line in page_problems(f"{page_name}.html", violations)]
     fail_if(problems, f"{page_name}.html")
 
 
