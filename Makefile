@@ -25,9 +25,10 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser and not slow" tests --doctest-modules neardup_lab
 
-# Every test but the browser pass (that needs the built book).
+# Every test but the browser pass (that needs the built book), on two processes (a test
+# module stays in one process: --dist loadfile).
 unit-all: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not browser" tests --doctest-modules neardup_lab
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not browser" tests --doctest-modules neardup_lab
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(NBVAL) book labs/solutions
