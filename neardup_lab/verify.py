@@ -52,6 +52,15 @@ class IdSets(NamedTuple):
         """
         return self.ids[self.offsets[doc] : self.offsets[doc + 1]]
 
+    def spans(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ids, starts, lengths)``: document ``docs[i]`` is ``ids[starts[i] : starts[i] + lengths[i]]``.
+
+        >>> sets = IdSets(np.array([3, 5, 7], dtype=np.uint64), np.array([0, 2, 3]))
+        >>> [part.tolist() for part in sets.spans(np.array([1, 0]))[1:]]
+        [[2, 0], [1, 2]]
+        """
+        return self.ids, self.offsets[docs], self.offsets[docs + 1] - self.offsets[docs]
+
 
 class SortedOnDemand:
     """Id lists with repeats (an :class:`IdSets` layout), each sorted and deduplicated the
@@ -71,16 +80,31 @@ class SortedOnDemand:
 
     def of(self, doc: int) -> np.ndarray:
         """The sorted distinct ids of document ``doc``."""
-        start = int(self.lists.offsets[doc])
-        if self._distinct[doc] < 0:  # np.unique does the same, at five times the cost for a few hundred ids
-            ids = self.lists.ids[start : self.lists.offsets[doc + 1]]
-            ids.sort()
-            kept = np.ones(len(ids), dtype=bool)
-            np.not_equal(ids[1:], ids[:-1], out=kept[1:])
-            distinct = ids[kept]
-            ids[: len(distinct)] = distinct
-            self._distinct[doc] = len(distinct)
-        return self.lists.ids[start : start + self._distinct[doc]]
+        _, starts, lengths = self.spans(np.array([doc]))
+        return self.lists.ids[starts[0] : starts[0] + lengths[0]]
+
+    def spans(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`IdSets.spans`, sorting the documents not sorted before.
+
+        >>> lists = SortedOnDemand(IdSets(np.array([9, 9, 4, 7], dtype=np.uint64), np.array([0, 3, 4])))
+        >>> [part.tolist() for part in lists.spans(np.array([0, 1]))[1:]]
+        [[0, 3], [2, 1]]
+        """
+        ids, offsets = self.lists
+        docs = np.asarray(docs, dtype=np.int64)
+        new = np.unique(docs[self._distinct[docs] < 0])
+        for doc, start, end in zip(new.tolist(), offsets[new].tolist(), offsets[new + 1].tolist()):
+            # np.unique does the same, at five times the cost for a few hundred ids
+            own = ids[start:end]
+            own.sort()
+            repeated = own[1:] == own[:-1]
+            if repeated.any():
+                distinct = own[np.r_[True, ~repeated]]
+                own[: len(distinct)] = distinct
+                self._distinct[doc] = len(distinct)
+            else:
+                self._distinct[doc] = end - start
+        return ids, offsets[docs], self._distinct[docs]
 
 
 def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
@@ -135,22 +159,26 @@ def jaccard_of_pairs(sets: IdSets | SortedOnDemand, pairs: np.ndarray) -> np.nda
     >>> jaccard_of_pairs(sets, np.array([[0, 1], [0, 0]])).tolist()
     [0.5, 1.0]
     """
-    out = np.empty(len(pairs))
-    for n, (a, b) in enumerate(np.asarray(pairs, dtype=np.int64).reshape(-1, 2).tolist()):
-        left, right = sets.of(a), sets.of(b)
-        if len(left) < len(right):
-            left, right = right, left
-        if not len(left):
-            out[n] = 1.0
-            continue
-        found = np.searchsorted(left, right)
-        shared = int(np.count_nonzero(left[np.minimum(found, len(left) - 1)] == right))
-        out[n] = shared / (len(left) + len(right) - shared)
-    return out
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    ids, starts, lengths = sets.spans(pairs.ravel())
+    starts, lengths = starts.reshape(-1, 2), lengths.reshape(-1, 2)
+    short = np.argmin(lengths, axis=1)  # search the shorter list's ids in the longer
+    rows = np.arange(len(pairs))
+    spans = np.stack(
+        [starts[rows, 1 - short], lengths[rows, 1 - short], starts[rows, short], lengths[rows, short]], axis=1
+    )
+    shared = np.zeros(len(pairs), dtype=np.int64)
+    for n, (long_at, long_size, short_at, short_size) in enumerate(spans.tolist()):
+        if short_size:
+            longer, shorter = ids[long_at : long_at + long_size], ids[short_at : short_at + short_size]
+            shared[n] = np.count_nonzero(longer.take(longer.searchsorted(shorter), mode="clip") == shorter)
+    union = lengths.sum(axis=1) - shared
+    # Two empty documents are equal.
+    return np.divide(shared, union, out=np.ones(len(pairs)), where=union > 0)
 
 
 #: Batches smaller than this are scored in the calling process: sending them costs more.
-_SPREAD_FROM = 4096
+_SPREAD_FROM = 1024
 #: The id sets forked workers score against (set just before the workers are forked).
 _FORKED_SETS: IdSets | SortedOnDemand | None = None
 
@@ -166,11 +194,11 @@ def pair_scorer(
 ) -> Iterator[Callable[[np.ndarray], np.ndarray]]:
     """:func:`jaccard_of_pairs` over ``sets``, with large batches spread over ``n_jobs`` processes.
 
-    The workers are forked (:func:`~neardup_lab.forking.fork_context`), so they
-    share the id sets with this process instead of receiving a copy; only pairs go
-    out and scores come back. Where processes are not forked (Windows, macOS), or
-    for ``n_jobs=1``, everything runs here.
-    The scores do not depend on ``n_jobs``.
+    This process scores one share of a batch while ``n_jobs - 1`` forked workers
+    (:func:`~neardup_lab.forking.fork_context`) score the others; they share the id
+    sets with this process instead of receiving a copy, so only pairs go out and
+    scores come back. Where processes are not forked (Windows, macOS), or for
+    ``n_jobs=1``, everything runs here. The scores do not depend on ``n_jobs``.
 
     >>> sets = pack_id_sets(np.array([1, 2, 3, 2, 3, 4], dtype=np.uint64), np.array([3, 3]))
     >>> with pair_scorer(sets, n_jobs=2) as score:
@@ -183,12 +211,14 @@ def pair_scorer(
         yield partial(jaccard_of_pairs, sets)
         return
     _FORKED_SETS = sets
-    pool = ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=n_jobs - 1, mp_context=context)
 
     def score(pairs: np.ndarray) -> np.ndarray:
         if len(pairs) < _SPREAD_FROM:
             return jaccard_of_pairs(sets, pairs)
-        return np.concatenate(list(pool.map(_score_forked, np.array_split(pairs, n_jobs))))
+        here, *there = np.array_split(pairs, n_jobs)
+        sent = [pool.submit(_score_forked, share) for share in there]
+        return np.concatenate([jaccard_of_pairs(sets, here), *(future.result() for future in sent)])
 
     try:
         yield score
@@ -235,7 +265,8 @@ def verified_edges(
         for pairs in _steps(pairs_in_groups(_unjoined(band, parent)), 64):
             pairs = pairs[roots(parent, pairs[:, 0]) != roots(parent, pairs[:, 1])]
             codes = pairs[:, 0] * n + pairs[:, 1]
-            pairs, codes = pairs[~np.isin(codes, rejected)], codes[~np.isin(codes, rejected)]
+            fresh = _not_in_sorted(codes, rejected)
+            pairs, codes = pairs[fresh], codes[fresh]
             if not len(pairs):
                 continue
             checked += len(pairs)
@@ -244,8 +275,15 @@ def verified_edges(
             seconds += time.perf_counter() - started
             join_roots(parent, pairs[good])
             kept.append(pairs[good])
-            rejected = np.union1d(rejected, codes[~good])
+            rejected = np.sort(np.concatenate([rejected, codes[~good]]))  # none of these was in it
     return Verified(np.concatenate(kept), checked, seconds)
+
+
+def _not_in_sorted(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are not in ``sorted_values`` (sorted ascending)."""
+    if not len(sorted_values):
+        return np.ones(len(values), dtype=bool)
+    return sorted_values.take(sorted_values.searchsorted(values), mode="clip") != values
 
 
 def _unjoined(band: BandGroups, parent: np.ndarray) -> BandGroups:

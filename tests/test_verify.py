@@ -83,7 +83,7 @@ def test_pair_scorer_over_processes_gives_the_scores_of_one_process():
     counts = rng.integers(0, 60, size=400)
     ids = rng.integers(0, 200, size=int(counts.sum())).astype(np.uint64)  # small range: real overlaps
     sets = pack_id_sets(ids, counts)
-    pairs = rng.integers(0, 400, size=(10_000, 2))  # above the size that goes to the workers
+    pairs = rng.integers(0, 400, size=(10_000, 2))  # above the size that is spread over processes
     with pair_scorer(SortedOnDemand(sets), n_jobs=2) as score:
         spread = score(pairs)
     alone = jaccard_of_pairs(sets, pairs)
