@@ -5,8 +5,8 @@ Run it after the book is built (``make book``)::
     pytest -m browser tests/test_browser.py
 
 The built site is served from ``_build/html`` on 127.0.0.1. Every page listed in
-``_toc.yml`` is opened in a fresh browser context, and every problem found on it is
-reported together, naming the page:
+``_toc.yml`` is opened in a fresh browser context (the next one loads while axe checks
+this one), and every problem found on it is reported together, naming the page:
 
 - a request to any host other than this machine (it is blocked: the book must work
   without a network),
@@ -189,6 +189,51 @@ def browser():
         yield chromium
 
 
+class Visits:
+    """Opens the pages of ``test_page``; ``preload`` opens one ahead of its test.
+
+    A page opened ahead loads in its own renderer process while axe checks the
+    page before it in another. What its load reports (console errors, failed
+    requests, a page that does not open at all) stays with it and is reported by
+    its own test.
+    """
+
+    def __init__(self, browser, site: str) -> None:
+        self.browser, self.site = browser, site
+        self.ahead: dict[str, Visit | PlaywrightError] = {}
+
+    def open(self, page_name: str) -> Visit:
+        """The visit of ``page_name``, loaded (ahead or now); close it when done."""
+        visit = self.ahead.pop(page_name, None) or self._load(page_name)
+        if isinstance(visit, PlaywrightError):
+            raise visit
+        return visit
+
+    def preload(self, page_name: str) -> None:
+        if page_name not in self.ahead:
+            try:
+                self.ahead[page_name] = self._load(page_name)
+            except PlaywrightError as error:
+                self.ahead[page_name] = error
+
+    def close(self) -> None:
+        for visit in self.ahead.values():
+            if isinstance(visit, Visit):
+                visit.close()
+
+    def _load(self, page_name: str) -> Visit:
+        return Visit(self.browser, f"{self.site}{page_name}.html").__enter__()
+
+
+@pytest.fixture(scope="module")
+def visits(browser, site: str) -> Iterator[Visits]:
+    opener = Visits(browser, site)
+    try:
+        yield opener
+    finally:
+        opener.close()
+
+
 # ------------------------------------------------------------------ page checks
 
 _IMAGES_JS = """
@@ -320,7 +365,7 @@ def _check_notebook_download(visit: Visit, site: str, page_name: str) -> None:
 
 
 @pytest.mark.parametrize("page_name", PAGES)
-def test_page(page_name: str, site: str, browser) -> None:
+def test_page(page_name: str, site: str, visits: Visits) -> None:
     html = SITE / f"{page_name}.html"
     if not html.is_file():
         pytest.fail(
@@ -329,10 +374,12 @@ def test_page(page_name: str, site: str, browser) -> None:
             pytrace=False,
         )
     source = source_of(page_name)
-    with Visit(browser, f"{site}{page_name}.html") as visit:
+    index = PAGES.index(page_name)
+    visit = visits.open(page_name)
+    try:
         _check_images(visit)
         _check_math(visit, source)
-        _check_prev_next(visit, site, PAGES.index(page_name))
+        _check_prev_next(visit, site, index)
         if source is not None and source.suffix == ".ipynb":
             _check_notebook_download(visit, site, page_name)
         shot = _screenshot_names().get(page_name)
@@ -342,8 +389,12 @@ def test_page(page_name: str, site: str, browser) -> None:
         problems = list(visit.problems)
         # Last: axe thins out repeated text before it runs (axe_support.py).
         problems += start_audit(visit.page)
+        if index + 1 < len(PAGES):
+            visits.preload(PAGES[index + 1])  # while axe runs in this page
         violations = audit_result(visit.page)
         problems += [f"axe-core found {line}" for line in page_problems(f"{page_name}.html", violations)]
+    finally:
+        visit.close()
     fail_if(problems, f"{page_name}.html")
 
 
