@@ -133,15 +133,21 @@ class Visit:
 
     By default the page gets a fresh browser context of its own, closed on exit. Pass
     ``context`` to open the page in an existing context instead (faster when many pages
-    are visited); then only the page is closed on exit.
+    are visited); then only the page is closed on exit. ``init_script``, a JavaScript
+    file, runs in a fresh context's pages before their own scripts (while the page
+    loads, so it costs about nothing).
     """
 
-    def __init__(self, browser, url: str, context=None) -> None:
+    def __init__(self, browser, url: str, context=None, init_script: Path | None = None) -> None:
         self.url = url
         self.problems: list[str] = []
         self._blocked: set[str] = set()
         self._own_context = context is None
-        self.context = browser.new_context(viewport=VIEWPORT) if context is None else context
+        if context is None:
+            context = browser.new_context(viewport=VIEWPORT)
+            if init_script is not None:
+                context.add_init_script(path=str(init_script))
+        self.context = context
         self.page = self.context.new_page()
         self.page.set_default_timeout(TIMEOUT_MS)
         self.page.route(_NOT_LOCAL, self._block)

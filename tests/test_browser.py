@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from axe_support import audit_result, page_problems, start_audit
+from axe_support import AXE, audit_result, page_problems, start_audit
 from browser_support import ROOT, SITE, PlaywrightError, Visit, fail_if, launch_chromium, serve_site
 
 pytestmark = pytest.mark.browser
@@ -222,7 +222,7 @@ class Visits:
                 visit.close()
 
     def _load(self, page_name: str) -> Visit:
-        return Visit(self.browser, f"{self.site}{page_name}.html").__enter__()
+        return Visit(self.browser, f"{self.site}{page_name}.html", init_script=AXE).__enter__()
 
 
 @pytest.fixture(scope="module")
