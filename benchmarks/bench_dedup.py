@@ -10,9 +10,9 @@ planted: every pair of documents copied from the same original whose exact Jacca
 verified pair must really be at least the threshold (precision); and a large random
 sample of pairs from different families must never share a cluster. "peak MB" is the peak
 resident memory of the process holding the corpus and running dedup, measured right after
-dedup returns (before the scoring, which needs memory of its own). Memory is also read
-machine-wide (MemAvailable): what the texts took, and the most dedup used above them, its
-signing workers included; read it on an otherwise idle machine.
+dedup returns (before the scoring, which needs memory of its own). Memory is also read for
+the process and its workers together, shared pages counted once (/proc smaps_rollup,
+sampled every 250 ms): what generating the texts took, and the most dedup held above that.
 """
 
 from __future__ import annotations
@@ -32,21 +32,21 @@ THRESHOLD = 0.8
 
 def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     """Generate about ``target_docs`` documents, dedup them, score against planted truth."""
-    from common import available_mb, machine_memory_used
+    from common import memory_peak_above_now, tree_memory_mb
 
     from neardup_lab import dedup, make_corpus
     from neardup_lab.fastpath import shingle_id_batch
     from neardup_lab.verify import IdSets, jaccard_of_pairs
 
-    before = available_mb()
+    before = tree_memory_mb()
     started = time.perf_counter()
     docs, origin, _ = make_corpus(target_docs * 2 // 5, seed=2024, copies=(0, 3))
     generate_s = time.perf_counter() - started
     gc.collect()
-    texts_mb = before - available_mb()
+    texts_mb = tree_memory_mb() - before
 
     started = time.perf_counter()
-    with machine_memory_used() as above_texts:
+    with memory_peak_above_now() as above_texts:
         result = dedup(docs, threshold=THRESHOLD, scheme=scheme, n_jobs=n_jobs, progress=False)
     dedup_s = time.perf_counter() - started
     # Peak memory up to here: the corpus plus dedup (this process), and dedup's signing workers.
@@ -158,8 +158,8 @@ def main() -> None:
             f"peak MB of one signing worker: {r['peak_worker_mb']:.0f}"
         )
         print(
-            f"{'':9s} memory, machine-wide: the texts {r['texts_mb']:.0f} MB; dedup at its peak "
-            f"{r['above_texts_mb']:.0f} MB above them (read on an idle machine)"
+            f"{'':9s} memory of this process and its workers: the generated texts {r['texts_mb']:.0f} MB; "
+            f"dedup at its peak {r['above_texts_mb']:.0f} MB above them"
         )
 
 

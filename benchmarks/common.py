@@ -9,6 +9,7 @@ import resource
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 
 def machine_line() -> str:
@@ -36,29 +37,49 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def available_mb() -> float:
-    """Memory the machine can still give out (MemAvailable of /proc/meminfo), in MB."""
-    with open("/proc/meminfo", encoding="ascii") as meminfo:
-        for line in meminfo:
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("/proc/meminfo has no MemAvailable line (Linux 3.14 or newer needed)")
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="ascii", errors="replace").rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _memory_mb(pid: int) -> float:
+    """The anonymous and shared memory of one process, shared pages divided among their
+    users (Pss_Anon + Pss_Shmem of /proc/PID/smaps_rollup), in MB; 0 if it has ended."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text(encoding="ascii").splitlines()
+    except OSError:
+        return 0.0
+    return sum(int(line.split()[1]) for line in lines if line.startswith(("Pss_Anon:", "Pss_Shmem:"))) / 1024
+
+
+def tree_memory_mb() -> float:
+    """Memory held by this process and its children (worker processes), in MB; pages they
+    share are counted once (Linux 4.14 or newer: smaps_rollup)."""
+    return sum(_memory_mb(pid) for pid in [os.getpid(), *_children(os.getpid())])
 
 
 @contextlib.contextmanager
-def machine_memory_used(every: float = 0.02) -> Iterator[dict[str, float]]:
-    """The most memory the whole machine used above its level at entry, in MB, sampled
-    every ``every`` seconds: worker processes and shared memory included.
+def memory_peak_above_now(every: float = 0.25) -> Iterator[dict[str, float]]:
+    """The most memory this process and its workers held above what this process holds at
+    entry, in MB, sampled every ``every`` seconds (each sample walks the processes' page
+    tables: sampling every 50 ms slowed a 10^6-document dedup from 43 s to 59 s).
 
-    Yields a dict whose ``"peak_mb"`` is filled in on exit. Read it on an otherwise idle
-    machine: other programs' memory counts too.
+    Yields a dict whose ``"peak_mb"`` is filled in on exit.
     """
     found = {"peak_mb": 0.0}
-    start, lowest, done = available_mb(), [available_mb()], threading.Event()
+    start, highest, done = tree_memory_mb(), [0.0], threading.Event()
 
     def sample() -> None:
         while not done.wait(every):
-            lowest[0] = min(lowest[0], available_mb())
+            highest[0] = max(highest[0], tree_memory_mb())
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -67,7 +88,7 @@ def machine_memory_used(every: float = 0.02) -> Iterator[dict[str, float]]:
     finally:
         done.set()
         sampler.join()
-        found["peak_mb"] = start - min(lowest[0], available_mb())
+        found["peak_mb"] = max(highest[0], tree_memory_mb()) - start
 
 
 def print_table(rows: list[tuple[str, float]], n_docs: int, reference: str) -> None:
