@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Hashable, Iterator
-from functools import lru_cache
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 import numpy as np
@@ -286,26 +287,35 @@ class BandGroups(NamedTuple):
         return self.keep(self.sizes() > 1)
 
 
-def band_groups(signatures: np.ndarray, bands: int, rows: int) -> Iterator[BandGroups]:
+def band_groups(signatures: np.ndarray, bands: int, rows: int, threads: int = 1) -> Iterator[BandGroups]:
     """For each band in turn, the groups of documents whose band values are identical.
 
     Documents are sorted by :func:`band_hashes`, then neighbours with equal keys
     are compared value by value, so a group holds only truly equal bands.
+    With ``threads`` > 1 that many bands are grouped at once (numpy sorts and
+    compares without holding the interpreter lock); the groups are the same.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
     [[0, 2], [0, 2]]
     """
     sigs = _check_signature_matrix(signatures, bands, rows)
-    keys = band_hashes(sigs, bands, rows)
-    for band in range(bands):
-        block = sigs[:, band * rows : (band + 1) * rows]
-        order = np.argsort(keys[:, band], kind="stable")
-        sorted_key = keys[order, band]
-        same_as_previous = sorted_key[1:] == sorted_key[:-1]
-        maybe = np.flatnonzero(same_as_previous)  # few: confirm these value by value
-        same_as_previous[maybe] = (block[order[maybe + 1]] == block[order[maybe]]).all(axis=1)
-        yield BandGroups(order, np.flatnonzero(np.r_[True, ~same_as_previous]))
+    group = partial(_group_band, sigs, band_hashes(sigs, bands, rows), rows)
+    if threads <= 1:
+        yield from map(group, range(bands))
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        yield from pool.map(group, range(bands))
+
+
+def _group_band(sigs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
+    block = sigs[:, band * rows : (band + 1) * rows]
+    order = np.argsort(keys[:, band], kind="stable")
+    sorted_key = keys[order, band]
+    same_as_previous = sorted_key[1:] == sorted_key[:-1]
+    maybe = np.flatnonzero(same_as_previous)  # few: confirm these value by value
+    same_as_previous[maybe] = (block[order[maybe + 1]] == block[order[maybe]]).all(axis=1)
+    return BandGroups(order, np.flatnonzero(np.r_[True, ~same_as_previous]))
 
 
 def pairs_in_groups(groups: BandGroups) -> np.ndarray:

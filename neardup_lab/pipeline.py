@@ -490,7 +490,7 @@ def dedup(
         prepared = prepared._replace(signatures=signatures)
     groups = [
         BandGroups(reps[g.order], g.starts).shared()
-        for g in band_groups(signatures[reps], settings.bands, settings.rows)
+        for g in band_groups(signatures[reps], settings.bands, settings.rows, threads=jobs)
     ]
     with pair_scorer(SortedOnDemand(prepared.sets), jobs if settings.verify == "exact" else 1) as score:
         found = verified_edges(len(docs), groups, keep_verified(settings, prepared, score), joined=copies)

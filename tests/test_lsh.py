@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from neardup_lab import LSHIndex, MinHasher, approx_threshold, candidate_pair_array, candidate_pairs, s_curve
+from neardup_lab.lsh import band_groups
 
 
 def test_s_curve_values_from_mining_massive_datasets():
@@ -117,3 +118,14 @@ def test_candidate_pairs_checks_shapes():
         candidate_pairs(np.zeros(8, dtype=np.uint32), 2, 2)
     with pytest.raises(ValueError, match="exceeds num_perm"):
         candidate_pairs(np.zeros((3, 8), dtype=np.uint32), 3, 3)
+
+
+def test_band_groups_in_threads_are_the_groups_of_one_thread():
+    rng = np.random.default_rng(11)
+    sigs = rng.integers(0, 4, size=(3_000, 24), dtype=np.uint32)  # few values: many equal bands
+    alone = list(band_groups(sigs, bands=6, rows=4))
+    threaded = list(band_groups(sigs, bands=6, rows=4, threads=3))
+    assert len(threaded) == len(alone) == 6
+    for one, many in zip(alone, threaded):
+        assert np.array_equal(one.order, many.order) and np.array_equal(one.starts, many.starts)
+    assert any(len(g.shared().order) for g in alone)  # some groups have two or more members
