@@ -91,15 +91,13 @@ def _mixed_lanes(
 ) -> np.ndarray:
     """Lane ``index`` of each word (``None``: lane 0), masked to the word's bytes, offset by
     ``index`` and mixed."""
-    if index is None:  # the first lane: no offset to add (most words have only this one)
-        values = at_byte[starts]
-        values &= _LANE_MASK[np.minimum(lengths, 8)]
-    else:
-        values = at_byte[starts + 8 * index]
-        values &= _LANE_MASK[np.minimum(lengths - 8 * index, 8)]
-        with np.errstate(over="ignore"):
-            values += index.astype(np.uint64) * _POLY
+    # Lane 0 (most words have only this one) needs no offset: skip those passes.
+    at, left = (starts, lengths) if index is None else (starts + 8 * index, lengths - 8 * index)
+    values = at_byte[at]
+    values &= _LANE_MASK[np.minimum(left, 8)]
     with np.errstate(over="ignore"):
+        if index is not None:
+            values += index.astype(np.uint64) * _POLY
         values *= _LANE_MIX
     values ^= values >> np.uint64(31)
     return values
