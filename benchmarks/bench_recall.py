@@ -21,7 +21,7 @@ from neardup_lab import dedup, make_article, replace_words
 from neardup_lab.lsh import optimal_params
 from neardup_lab.pipeline import prepare
 from neardup_lab.settings import Settings
-from neardup_lab.verify import SortedOnDemand, jaccard_of_pairs
+from neardup_lab.verify import jaccard_of_pairs
 
 THRESHOLD = 0.8
 WEIGHTS = [(0.5, 0.5), (0.05, 0.95), (0.02, 0.98), (0.01, 0.99)]
@@ -40,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     print(machine_line())
     docs, planted = near_threshold_corpus(args.originals)
-    similarity = jaccard_of_pairs(SortedOnDemand(prepare(docs, Settings()).sets), planted)
+    similarity = jaccard_of_pairs(prepare(docs, Settings()).sets, planted)
     truth = planted[similarity >= THRESHOLD]
     print(
         f"{len(docs):,} documents; {len(truth):,} planted pairs at or above {THRESHOLD} "

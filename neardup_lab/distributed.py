@@ -70,7 +70,7 @@ from .readers import (
 from .settings import Settings
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
 from .validate import positive_int
-from .verify import IdSets, distinct, jaccard_of_pairs
+from .verify import IdSets, jaccard_of_pairs
 
 __all__ = [
     "dedup_dask",
@@ -215,7 +215,7 @@ def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> 
         signatures = bbit_signatures(signatures, settings.bbits)
     return _Signed(
         keys=np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy(),
-        sets=distinct(prepared.sets, np.arange(len(texts))),
+        sets=prepared.sets,
         signatures=signatures,
         lengths=np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)),
         counts=_PartitionCounts(len(texts), records, problems),

@@ -40,7 +40,7 @@ from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .pipeline import DedupResult, check_documents, keep_verified, prepare, prepare_many
 from .settings import Settings
 from .text import _require_text, char_shingles, containment, word_shingles, words
-from .verify import SortedOnDemand, jaccard_of_pairs
+from .verify import jaccard_of_pairs
 
 __all__ = ["Explanation", "explain", "Tie", "ties"]
 
@@ -297,7 +297,7 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
         shingles_a=shingles_a,
         shingles_b=shingles_b,
         shared=_in_order(words_a, shingles_a & shingles_b, settings),
-        jaccard=float(jaccard_of_pairs(SortedOnDemand(prepared.sets), pair)[0]),
+        jaccard=float(jaccard_of_pairs(prepared.sets, pair)[0]),
         contained_a_in_b=containment(shingles_a, shingles_b),
         contained_b_in_a=containment(shingles_b, shingles_a),
         exact_copy=prepared.keys[0] == prepared.keys[1],
@@ -381,7 +381,7 @@ def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
         ids_only = replace(result.settings, num_perm=1, bands=1, rows=1, bbits=None)
         prepared = prepare_many([docs[i] for i in needed.tolist()], ids_only)
         local = np.searchsorted(needed, np.stack([removed[near], neighbours[near]], axis=1))
-        jaccards[near] = jaccard_of_pairs(SortedOnDemand(prepared.sets), local)
+        jaccards[near] = jaccard_of_pairs(prepared.sets, local)
     return [
         Tie(d, m, float(j), bool(x), int(r), int(steps[d]))
         for d, m, j, x, r in zip(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Hashable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache, partial
 from typing import NamedTuple
 
@@ -19,6 +18,7 @@ from scipy.integrate import quad
 
 from .hashing import splitmix64
 from .validate import positive_int, shown
+from .workers import ordered_map
 
 __all__ = [
     "s_curve",
@@ -301,11 +301,7 @@ def band_groups(signatures: np.ndarray, bands: int, rows: int, threads: int = 1)
     """
     sigs = _check_signature_matrix(signatures, bands, rows)
     group = partial(_group_band, sigs, band_hashes(sigs, bands, rows), rows)
-    if threads <= 1:
-        yield from map(group, range(bands))
-        return
-    with ThreadPoolExecutor(threads) as pool:
-        yield from pool.map(group, range(bands))
+    yield from ordered_map(group, range(bands), threads)
 
 
 def _group_band(sigs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:

@@ -7,11 +7,8 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import repeat
-from multiprocessing.context import BaseContext
 from typing import NamedTuple
 
 import numpy as np
@@ -20,13 +17,13 @@ from tqdm import tqdm
 
 from .clusters import choose_keepers, clusters_from_pair_array
 from .fastpath import ngram_ids, tokenize_batch
-from .forking import fork_context, release, shared_empty
 from .hashing import hash_shingles
 from .lsh import BandGroups, band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
 from .text import _separators, char_shingles, words
-from .verify import IdSets, SortedOnDemand, jaccard_of_pairs, pair_scorer, verified_edges
+from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
+from .workers import ordered_map
 
 __all__ = [
     "DedupResult",
@@ -110,8 +107,8 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
 class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
-    ``sets`` holds each document's shingle ids in text order, repeats kept
-    (verification sorts and dedupes the ones it needs).
+    ``sets`` holds each document's distinct shingle ids, sorted: what exact
+    verification (:func:`~neardup_lab.verify.jaccard_of_pairs`) reads.
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
@@ -134,6 +131,8 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
     (True, [0, 2, 4, 5])
+    >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1)).sets.offsets.tolist()  # distinct ids
+    [0, 1]
     """
     hashes, word_counts = tokenize_batch(docs)
     keys = exact_keys(hashes, word_counts)
@@ -143,7 +142,7 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
         per_doc = [hash_shingles(char_shingles(doc, settings.k)) for doc in docs]
         counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
         ids = np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)
-    sets = IdSets(ids, np.r_[0, np.cumsum(counts)].astype(np.int64))
+    sets = pack_id_sets(ids, counts)
     first: dict[bytes, int] = {}
     first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
     signed = first_of == np.arange(len(keys))
@@ -180,41 +179,29 @@ def _id_room(chars: int, n: int, settings: Settings) -> int:
 def prepare_many(
     docs: Sequence[str], settings: Settings, n_jobs: int = 1, progress: bool = False
 ) -> Prepared:
-    """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` processes.
+    """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
 
     Chunks hold at most a few thousand documents or a few million characters,
     and each chunk's results are copied out as it finishes, so memory stays
-    about one copy of the shingle ids. Where workers can be forked
-    (:func:`~neardup_lab.forking.fork_context`) they read the texts they inherit
-    and write ids and signatures into shared memory; elsewhere chunks travel to
-    them and back. The answer does not depend on ``n_jobs``.
+    about one copy of the shingle ids. Threads, not processes: most of
+    :func:`prepare` is numpy passes over a whole chunk, which run without the
+    interpreter lock, and threads read the texts where they are (see
+    :mod:`~neardup_lab.workers`). The answer does not depend on ``n_jobs``.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
-    >>> bool((prepare_many(docs, settings).signatures == prepare(docs, settings).signatures).all())
+    >>> bool((prepare_many(docs, settings, n_jobs=2).signatures == prepare(docs, settings).signatures).all())
     True
     """
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     bounds = list(_chunks(lengths))
-    bar = tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress)
-    jobs = min(n_jobs, len(bounds))
-    try:
-        if jobs > 1 and (context := fork_context()) is not None:
-            return _prepare_forked(docs, lengths, bounds, settings, jobs, context, bar)
-        collected = _Collected(lengths, settings)
-        if jobs <= 1:
-            for start, stop in bounds:
-                collected.add(prepare(docs[start:stop], settings))
-                bar.update(stop - start)
-        else:
-            _separators()  # build the Unicode table once here, for workers that inherit it
-            chunks = [docs[start:stop] for start, stop in bounds]
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for chunk, part in zip(chunks, pool.map(prepare, chunks, repeat(settings))):
-                    collected.add(part)
-                    bar.update(len(chunk))
-        return collected.result()
-    finally:
-        bar.close()
+    collected = _Collected(lengths, settings)
+    _separators()  # build the Unicode table before the threads need it
+    with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
+        parts = ordered_map(lambda bound: prepare(docs[bound[0] : bound[1]], settings), bounds, n_jobs)
+        for (start, stop), part in zip(bounds, parts):
+            collected.add(part)
+            bar.update(stop - start)
+    return collected.result()
 
 
 class _Collected:
@@ -245,82 +232,6 @@ class _Collected:
 
     def result(self) -> Prepared:
         return Prepared(self.keys, IdSets(self.ids[: self.offsets[-1]], self.offsets), self.signatures)
-
-
-class _SharedRun(NamedTuple):
-    """What forked signing workers find in memory: the texts, and where their results go."""
-
-    docs: Sequence[str]
-    settings: Settings
-    ids: np.ndarray  # shared; each chunk writes at its own place, with room for its most ids
-    signatures: np.ndarray  # shared, one row per document
-
-
-class _Part(NamedTuple):
-    keys: list[bytes]
-    counts: np.ndarray
-    ids: np.ndarray | None  # None: in the shared ids at the chunk's place
-
-
-_RUN: _SharedRun | None = None
-
-
-def _prepare_part(task: tuple[int, int, int, int]) -> _Part:
-    """In a forked worker: prepare documents ``start:stop``; ids go to the shared array at ``at``
-    if they fit in ``room``, else back to the parent."""
-    start, stop, at, room = task
-    assert _RUN is not None, "a signing worker was started without its shared run"
-    part = prepare(_RUN.docs[start:stop], _RUN.settings)
-    _RUN.signatures[start:stop] = part.signatures
-    counts, ids = np.diff(part.sets.offsets), part.sets.ids
-    if len(ids) > room:
-        return _Part(part.keys, counts, ids)
-    _RUN.ids[at : at + len(ids)] = ids
-    return _Part(part.keys, counts, None)
-
-
-def _prepare_forked(
-    docs: Sequence[str],
-    lengths: np.ndarray,
-    bounds: list[tuple[int, int]],
-    settings: Settings,
-    jobs: int,
-    context: BaseContext,
-    bar: tqdm,
-) -> Prepared:
-    """:func:`prepare_many` over forked workers that share the texts, ids and signatures."""
-    global _RUN
-    hasher = settings.hasher()
-    rooms = [_id_room(int(lengths[start:stop].sum()), stop - start, settings) for start, stop in bounds]
-    places = np.r_[0, np.cumsum(rooms)].astype(np.int64)
-    ids = shared_empty(int(places[-1]), np.uint64)
-    signatures = shared_empty((len(docs), hasher.num_perm), hasher.dtype)
-    offsets, keys = np.zeros(len(docs) + 1, dtype=np.int64), []
-    pieces: list[np.ndarray] = []  # once a chunk overflowed its room: the ids in order, as pieces
-    end = 0  # ids so far, moved to the front of the shared array
-    tasks = [(start, stop, int(places[i]), rooms[i]) for i, (start, stop) in enumerate(bounds)]
-    _separators()  # build the Unicode table once here, so forked workers inherit it
-    _RUN = _SharedRun(docs, settings, ids, signatures)
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            for (start, stop, at, _), part in zip(tasks, pool.map(_prepare_part, tasks)):
-                size = int(part.counts.sum())
-                offsets[start + 1 : stop + 1] = end + np.cumsum(part.counts)
-                keys.extend(part.keys)
-                piece = ids[at : at + size] if part.ids is None else part.ids
-                if part.ids is not None or pieces:
-                    pieces.append(piece)
-                else:
-                    ids[end : end + size] = piece  # moves left: numpy copies overlapping ranges safely
-                    release(ids, end + size, at + size)
-                end += size
-                bar.update(stop - start)
-    finally:
-        _RUN = None
-    # Rare: a chunk whose text grew under normalisation beyond its room ends the moving.
-    moved = end - sum(len(piece) for piece in pieces)
-    final = np.concatenate([ids[:moved], *pieces]) if pieces else ids[:end]
-    return Prepared(keys, IdSets(final, offsets), signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:
@@ -384,9 +295,8 @@ def keep_verified(
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
 
-    For exact verification a document's ids are sorted and made distinct the
-    first time a pair names it (:class:`~neardup_lab.verify.SortedOnDemand`);
-    ``score`` replaces that Jaccard computation (for example by one of
+    Exact verification is :func:`~neardup_lab.verify.jaccard_of_pairs` over the
+    prepared id sets; ``score`` replaces that computation (for example by one of
     :func:`~neardup_lab.verify.pair_scorer`, which spreads it over processes).
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
@@ -394,7 +304,7 @@ def keep_verified(
     [True]
     """
     if settings.verify == "exact":
-        exact = score or partial(jaccard_of_pairs, SortedOnDemand(prepared.sets))
+        exact = score or partial(jaccard_of_pairs, prepared.sets)
         return lambda pairs: exact(pairs) >= settings.threshold
     if settings.verify == "none":
         return lambda pairs: np.ones(len(pairs), dtype=bool)
@@ -430,7 +340,7 @@ def dedup(
     The chapters in order: every document is normalised and split into
     :func:`~neardup_lab.text.words`, given an exact-copy key and shingle ids
     (word or char ``k``-shingles), and the first copy of each text is signed
-    (:func:`prepare`, in ``n_jobs`` processes; -1: all cores; the answer does not
+    (:func:`prepare`, on ``n_jobs`` threads; -1: all cores; the answer does not
     depend on it). Documents equal after normalisation are joined as copies.
     :func:`~neardup_lab.lsh.band_groups` proposes candidate pairs among the
     representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
@@ -492,7 +402,7 @@ def dedup(
         BandGroups(reps[g.order], g.starts).shared()
         for g in band_groups(signatures[reps], settings.bands, settings.rows, threads=jobs)
     ]
-    with pair_scorer(SortedOnDemand(prepared.sets), jobs if settings.verify == "exact" else 1) as score:
+    with pair_scorer(prepared.sets, jobs if settings.verify == "exact" else 1) as score:
         found = verified_edges(len(docs), groups, keep_verified(settings, prepared, score), joined=copies)
     verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
     clock.lap("candidates", pairs=found.checked)

@@ -54,7 +54,7 @@ from .indexfile import (
 from .lsh import band_hashes
 from .pipeline import Prepared, check_documents, prepare_many
 from .settings import Settings
-from .verify import IdSets, distinct, jaccard_of_pairs
+from .verify import IdSets, jaccard_of_pairs
 
 __all__ = [
     "Match",
@@ -230,9 +230,8 @@ class SavedIndex:
         return found
 
     def _prepare(self, texts: Sequence[str], progress: bool) -> Prepared:
-        """The batch as :func:`~neardup_lab.pipeline.prepare_many` makes it, with distinct id sets."""
-        batch = prepare_many(texts, self.settings, 1, progress)
-        return batch._replace(sets=distinct(batch.sets, np.arange(len(batch.keys))))
+        """The batch as :func:`~neardup_lab.pipeline.prepare_many` makes it."""
+        return prepare_many(texts, self.settings, 1, progress)
 
     def _check_new_ids(self, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
         if isinstance(ids, (str, bytes)):

@@ -22,7 +22,6 @@ from neardup_lab import (
 )
 from neardup_lab.pipeline import prepare
 from neardup_lab.settings import MAX_NUM_PERM, Settings
-from neardup_lab.verify import distinct
 
 # --- settings that cannot work fail at once, before any allocation --------------------------
 
@@ -114,7 +113,7 @@ def test_dedup_stages_equal_the_teaching_functions():
     docs = make_corpus(150, seed=8).docs
     settings = Settings(threshold=0.7, num_perm=64)
     prepared = prepare(docs, settings)
-    packed = distinct(prepared.sets, np.arange(len(docs)))
+    packed = prepared.sets
     sets = [set(word_shingles(d, settings.k)) for d in docs]
     hasher = settings.hasher()
     for d in range(len(docs)):

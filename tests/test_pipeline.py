@@ -139,27 +139,22 @@ def test_n_jobs_checked(bad):
         dedup(["a b"], n_jobs=bad)
 
 
-@pytest.mark.parametrize("forked", [True, False], ids=["shared-memory", "sent-to-workers"])
-def test_prepare_many_over_processes_gives_the_arrays_of_one_process(monkeypatch, forked):
+@pytest.mark.parametrize("room", ["as reserved", "too small"])
+def test_prepare_many_over_threads_gives_the_arrays_of_one_chunk(monkeypatch, room):
     from neardup_lab import pipeline
     from neardup_lab.settings import Settings
 
     monkeypatch.setattr(pipeline, "_CHUNK", 7)  # many chunks from a small corpus
-    if not forked:
-        monkeypatch.setattr(pipeline, "fork_context", lambda: None)
-    # U+FDFA becomes four words under NFKC: a chunk of these outgrows the id room it was given.
+    if room == "too small":  # the reserve for ids must grow, chunk after chunk
+        monkeypatch.setattr(pipeline, "_id_room", lambda chars, n, settings: 1)
+    # U+FDFA becomes four words under NFKC: text that lengthens when normalised.
     docs = make_corpus(6, seed=9).docs + ["\ufdfa" * 50] * 14 + make_corpus(10, seed=3).docs
     settings = Settings(num_perm=16, k=2)
-    counts = np.diff(pipeline.prepare(docs, settings).sets.offsets)
-    lengths = np.array([len(d) for d in docs])
-    assert any(  # the test covers a chunk whose ids go back to the parent
-        counts[a:b].sum() > pipeline._id_room(int(lengths[a:b].sum()), b - a, settings)
-        for a, b in pipeline._chunks(lengths)
-    )
-    one = pipeline.prepare_many(docs, settings, n_jobs=1)
-    two = pipeline.prepare_many(docs, settings, n_jobs=2)
-    assert one.keys == two.keys
-    assert np.array_equal(one.sets.offsets, two.sets.offsets)
-    assert np.array_equal(one.sets.ids, two.sets.ids)
-    assert np.array_equal(one.signatures, two.signatures)
-    assert len(one.sets.ids) > 0 and one.sets.offsets[-1] == len(one.sets.ids)
+    whole = pipeline.prepare(docs, settings)  # one chunk, no threads
+    for n_jobs in (1, 2, 3):
+        many = pipeline.prepare_many(docs, settings, n_jobs=n_jobs)
+        assert many.keys == whole.keys
+        assert np.array_equal(many.sets.offsets, whole.sets.offsets)
+        assert np.array_equal(many.sets.ids, whole.sets.ids)
+        assert np.array_equal(many.signatures, whole.signatures)
+    assert len(many.sets.ids) > 0 and many.sets.offsets[-1] == len(many.sets.ids)
