@@ -53,7 +53,7 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR"]
 
 #: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
-#: Most signing processes --jobs accepts.
+#: Most workers --jobs accepts (threads for signing, processes for verification).
 MAX_JOBS = 256
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(Settings)}
 
@@ -154,7 +154,7 @@ def _whole(text: str) -> int:
 
 
 def _jobs(text: str) -> int:
-    """A number of signing processes: 1..MAX_JOBS, or -1 for all cores.
+    """A number of workers: 1..MAX_JOBS, or -1 for all cores.
 
     >>> _jobs("-1")
     -1
@@ -162,9 +162,9 @@ def _jobs(text: str) -> int:
     value = _whole(text)
     if value == 0 or value < -1:
         raise argparse.ArgumentTypeError(
-            f"must be a positive number of processes, or -1 for all cores; got {text}"
+            f"must be a positive number of workers, or -1 for all cores; got {text}"
         )
-    if value > MAX_JOBS:  # every process is started up front: a typo must not fork thousands
+    if value > MAX_JOBS:  # every worker is started up front: a typo must not start thousands
         raise argparse.ArgumentTypeError(
             f"must be at most {MAX_JOBS}, got {text}; -1 uses every core of this machine"
         )
@@ -318,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="which document of a cluster to keep: the first read, or the longest (default: first)",
     )
     g.add_argument(
-        "--jobs", type=_jobs, default=1, metavar="N", help="processes for signing (-1: all cores; default: 1)"
+        "--jobs", type=_jobs, default=1, metavar="N", help="workers for signing and verification (-1: all cores; default: 1)"
     )
     g.add_argument(
         "--why", action="store_true", help="add to each removed document the pair that tied it to its cluster"
