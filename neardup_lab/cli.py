@@ -318,7 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="which document of a cluster to keep: the first read, or the longest (default: first)",
     )
     g.add_argument(
-        "--jobs", type=_jobs, default=1, metavar="N", help="workers for signing and verification (-1: all cores; default: 1)"
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="workers for signing and verification (-1: all cores; default: 1)",
     )
     g.add_argument(
         "--why", action="store_true", help="add to each removed document the pair that tied it to its cluster"

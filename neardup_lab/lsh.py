@@ -287,31 +287,47 @@ class BandGroups(NamedTuple):
         return self.keep(self.sizes() > 1)
 
 
-def band_groups(signatures: np.ndarray, bands: int, rows: int, threads: int = 1) -> Iterator[BandGroups]:
+def band_groups(
+    signatures: np.ndarray, bands: int, rows: int, threads: int = 1, among: np.ndarray | None = None
+) -> Iterator[BandGroups]:
     """For each band in turn, the groups of documents whose band values are identical.
 
     Documents are sorted by :func:`band_hashes`, then neighbours with equal keys
     are compared value by value, so a group holds only truly equal bands.
+    ``among`` restricts the grouping to those rows of ``signatures`` (``order``
+    still names rows of the whole matrix), without copying their signatures.
     With ``threads`` > 1 that many bands are grouped at once (numpy sorts and
     compares without holding the interpreter lock); the groups are the same.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
     [[0, 2], [0, 2]]
+    >>> among = np.array([0, 2])  # rows 0 and 2 share band 1 only
+    >>> [(sorted(g.order.tolist()), len(g.starts)) for g in band_groups(sigs, 2, 2, among=among)]
+    [([0, 2], 2), ([0, 2], 1)]
     """
     sigs = _check_signature_matrix(signatures, bands, rows)
-    group = partial(_group_band, sigs, band_hashes(sigs, bands, rows), rows)
-    yield from ordered_map(group, range(bands), threads)
+    docs = np.arange(len(sigs)) if among is None else np.asarray(among, dtype=np.int64)
+    keys = np.empty((len(docs), bands), dtype=np.uint64)
+    for start in range(0, len(docs), _KEY_BLOCK):  # a block of signatures copied at a time
+        block = docs[start : start + _KEY_BLOCK]
+        keys[start : start + len(block)] = band_hashes(sigs[block], bands, rows)
+    yield from ordered_map(partial(_group_band, sigs, docs, keys, rows), range(bands), threads)
 
 
-def _group_band(sigs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
-    block = sigs[:, band * rows : (band + 1) * rows]
+#: Documents whose band keys are computed together by band_groups (64 MB of uint32 x 128 values).
+_KEY_BLOCK = 1 << 17
+
+
+def _group_band(sigs: np.ndarray, docs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
+    values = sigs[:, band * rows : (band + 1) * rows]
     order = np.argsort(keys[:, band], kind="stable")
     sorted_key = keys[order, band]
     same_as_previous = sorted_key[1:] == sorted_key[:-1]
+    members = docs[order]
     maybe = np.flatnonzero(same_as_previous)  # few: confirm these value by value
-    same_as_previous[maybe] = (block[order[maybe + 1]] == block[order[maybe]]).all(axis=1)
-    return BandGroups(order, np.flatnonzero(np.r_[True, ~same_as_previous]))
+    same_as_previous[maybe] = (values[members[maybe + 1]] == values[members[maybe]]).all(axis=1)
+    return BandGroups(members, np.flatnonzero(np.r_[True, ~same_as_previous]))
 
 
 def pairs_in_groups(groups: BandGroups) -> np.ndarray:

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from .clusters import choose_keepers, clusters_from_pair_array
 from .fastpath import ngram_ids, tokenize_batch
 from .hashing import hash_shingles
-from .lsh import BandGroups, band_groups
+from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
 from .text import _separators, char_shingles, words
@@ -399,8 +399,7 @@ def dedup(
         signatures = bbit_signatures(signatures, bbits)
         prepared = prepared._replace(signatures=signatures)
     groups = [
-        BandGroups(reps[g.order], g.starts).shared()
-        for g in band_groups(signatures[reps], settings.bands, settings.rows, threads=jobs)
+        band.shared() for band in band_groups(signatures, settings.bands, settings.rows, jobs, among=reps)
     ]
     with pair_scorer(prepared.sets, jobs if settings.verify == "exact" else 1) as score:
         found = verified_edges(len(docs), groups, keep_verified(settings, prepared, score), joined=copies)

@@ -129,3 +129,18 @@ def test_band_groups_in_threads_are_the_groups_of_one_thread():
     for one, many in zip(alone, threaded):
         assert np.array_equal(one.order, many.order) and np.array_equal(one.starts, many.starts)
     assert any(len(g.shared().order) for g in alone)  # some groups have two or more members
+
+
+def test_band_groups_among_some_rows_are_the_groups_of_those_rows(monkeypatch):
+    from neardup_lab import lsh
+
+    monkeypatch.setattr(lsh, "_KEY_BLOCK", 64)  # band keys in many blocks
+    rng = np.random.default_rng(12)
+    sigs = rng.integers(0, 3, size=(1_000, 12), dtype=np.uint32)
+    among = np.sort(rng.choice(1_000, size=600, replace=False))
+    subset = list(band_groups(sigs[among], bands=4, rows=3))
+    inside = list(band_groups(sigs, bands=4, rows=3, among=among))
+    for copied, viewed in zip(subset, inside, strict=True):
+        assert np.array_equal(among[copied.order], viewed.order)
+        assert np.array_equal(copied.starts, viewed.starts)
+    assert not set(np.concatenate([g.order for g in inside]).tolist()) - set(among.tolist())
