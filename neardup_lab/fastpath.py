@@ -5,8 +5,11 @@ joins k words into a string and hashes the string. Here a whole batch of
 documents is one byte buffer and every step is a numpy pass over it:
 
 1. normalise: ASCII text is lower-cased by one ``bytes.translate`` over the
-   buffer; other text goes through :func:`~neardup_lab.text.normalize` and is
-   encoded as UTF-8, so both give the same bytes for the same words;
+   buffer. A text with other characters is NFKC-normalised in Python, then its
+   characters outside ASCII are found in the UTF-8 bytes by numpy, and each
+   distinct one is case-folded, or becomes a space if it separates words
+   (:func:`fold_non_ascii`); the result has the words of
+   :func:`~neardup_lab.text.normalize`;
 2. split: a table marks the bytes that end a word (whitespace, punctuation and
    symbols), and the changes of that mark are the word boundaries;
 3. hash each word from its bytes, eight at a time (:func:`word_hashes`);
@@ -26,9 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .hashing import splitmix64
-from .text import _require_k, _require_text, normalize
+from .text import _require_k, _require_text, _separators
 
-__all__ = ["tokenize_batch", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
+__all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
 _BATCH = 2000  # documents tokenised together by shingle_id_batch
 # Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
@@ -46,10 +49,70 @@ _LANE_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
 def _normalized_bytes(doc: str) -> bytes:
-    """A document's bytes, ready for the byte-level split: ASCII as is, other text normalised."""
+    """A document's UTF-8 bytes, NFKC-normalised where it is not ASCII (case folding is left to
+    :func:`fold_non_ascii` and the lower-casing of the whole buffer)."""
     if doc.isascii():
         return doc.encode("ascii")
-    return normalize(doc).encode("utf-8", "surrogatepass")
+    return unicodedata.normalize("NFKC", doc).encode("utf-8", "surrogatepass")
+
+
+def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
+    """Case-fold the characters of UTF-8 ``text`` that are not ASCII; those that separate words
+    (punctuation, symbols, whitespace) become a space. ASCII bytes are left as they are.
+
+    ``str.casefold`` folds one character at a time, so this, followed by lower-casing
+    the ASCII letters, is the casefold of the whole text. The characters are decoded
+    from the bytes by numpy, and only the distinct ones are folded in Python. A
+    folded character may be longer or shorter: ``positions`` (byte offsets in
+    ``text``, not inside a character) are returned moved to where they end up.
+
+    >>> text, moved = fold_non_ascii("Straße — ÉCOLE".encode(), np.array([0, 11]))
+    >>> text.decode(), moved.tolist()  # ASCII letters keep their case here
+    ('Strasse   éCOLE', [0, 9])
+    """
+    if text.isascii():
+        return text, positions
+    padded = np.frombuffer(text + bytes(3), dtype=np.uint8)
+    lead = np.flatnonzero(padded >= 0xC0)  # the first byte of each character outside ASCII
+    first = padded[lead].astype(np.uint32)
+    size = 2 + (first >= 0xE0) + (first >= 0xF0)
+    more = [padded[lead + i].astype(np.uint32) & 0x3F for i in (1, 2, 3)]
+    code = np.select(
+        [size == 2, size == 3],
+        [(first & 0x1F) << 6 | more[0], (first & 0x0F) << 12 | more[0] << 6 | more[1]],
+        (first & 0x07) << 18 | more[0] << 12 | more[1] << 6 | more[2],
+    )
+    distinct, which = np.unique(code, return_inverse=True)
+    breaks = _separators()
+    folded = [
+        "".join(" " if breaks[ord(c)] else c for c in chr(cp).casefold()).encode("utf-8", "surrogatepass")
+        for cp in distinct.tolist()
+    ]
+    same = [new == chr(cp).encode("utf-8", "surrogatepass") for cp, new in zip(distinct.tolist(), folded)]
+    changed = np.flatnonzero(~np.array(same, dtype=bool)[which])
+    if not len(changed):
+        return text, positions
+    at, old_size, which = lead[changed], size[changed], which[changed]
+    new_bytes = np.frombuffer(b"".join(folded), dtype=np.uint8)
+    new_size = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    new_start = np.cumsum(new_size) - new_size
+    # Drop the old bytes of each changed character, then insert its folded bytes there.
+    keep = np.ones(len(text), dtype=bool)
+    keep[_runs(at, old_size)] = False
+    kept_before = at - (np.cumsum(old_size) - old_size)
+    out = np.insert(
+        padded[: len(text)][keep],
+        np.repeat(kept_before, new_size[which]),
+        new_bytes[_runs(new_start[which], new_size[which])],
+    )
+    growth = np.r_[0, np.cumsum(new_size[which] - old_size)]
+    return out.tobytes(), positions + growth[np.searchsorted(at, positions)]
+
+
+def _runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` for every ``i``, in turn."""
+    ends = np.cumsum(sizes)
+    return np.repeat(starts - ends + sizes, sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
 
 
 def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -115,14 +178,15 @@ def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     ([2, 0, 2], True)
     """
     parts = [_normalized_bytes(_require_text(doc, f"document {i}")) for i, doc in enumerate(docs)]
+    doc_starts = np.cumsum([0] + [len(p) + 1 for p in parts[:-1]]) if parts else np.zeros(0, np.int64)
     joined = b" ".join(parts)  # a space between documents: no word crosses
+    joined, doc_starts = fold_non_ascii(joined, doc_starts)
     buffer = np.frombuffer(joined.translate(_LOWER), dtype=np.uint8)
     in_word = np.frombuffer(b"\0" + joined.translate(_IN_WORD) + b"\0", dtype=np.bool_)
     # Where in_word changes: a word starts, ends, starts, ends, ... (a bool compare and
     # nonzero over bools: three times faster than np.diff on bytes)
     edges = np.flatnonzero(in_word[1:] != in_word[:-1])
     starts, ends = edges[0::2], edges[1::2]
-    doc_starts = np.cumsum([0] + [len(p) + 1 for p in parts[:-1]]) if parts else np.zeros(0, np.int64)
     counts = np.diff(np.searchsorted(starts, np.r_[doc_starts, len(buffer) + 1]))
     return word_hashes(buffer, starts, ends - starts), counts.astype(np.int64)
 

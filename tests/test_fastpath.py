@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_lab import jaccard, make_corpus, word_shingles
@@ -73,12 +73,21 @@ def _word_hashes_of_normalized(text):
     return word_hashes(buffer, starts, lengths)
 
 
-mixed_text = st.lists(
-    st.sampled_from(["Rain", "rain,", "ÉCOLE", "école", "東京", "x_y", "a.b", "ﬁne", "\t", "—", "9"]),
-    max_size=12,
-).map(" ".join) | st.text(max_size=40)
+# Pieces whose case folding changes their length (ß, İ, ŉ, ΐ), that NFKC rewrites (ﬁ, Ⅻ, ①, 𝐀,
+# e + combining acute), Unicode whitespace and punctuation, a lone surrogate, an emoji.
+tricky = [
+    "Rain", "rain,", "ÉCOLE", "école", "東京", "x_y", "a.b", "ﬁne", "\t", "—", "9", "Straße", "İstanbul",
+    "ŉ", "ΐ", "\u212a", "ſ", "e\u0301", "\u2028", "\xa0", "\u3000", "\x85", "“quoted”", "\ud800", "ΣΑΣ",
+    "Ⅻ", "①", "\U0001d400", "\U0001f600",
+]
+pieces = st.lists(st.sampled_from(tricky), max_size=12)
+any_char = st.characters(blacklist_categories=())  # surrogates included
+mixed_text = st.one_of(
+    pieces.map(" ".join), pieces.map("".join), st.text(max_size=40), st.text(any_char, max_size=20)
+)
 
 
+@settings(max_examples=400)
 @given(st.lists(mixed_text, max_size=6))
 def test_byte_path_and_unicode_path_give_the_same_word_hashes(docs):
     hashes, counts = tokenize_batch(docs)
