@@ -23,6 +23,7 @@ collision); the ids themselves differ from ``hash_shingles(word_shingles(...))``
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 from collections.abc import Sequence
 
@@ -58,17 +59,19 @@ def _normalized_bytes(doc: str) -> bytes:
 
 def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
     """Case-fold the characters of UTF-8 ``text`` that are not ASCII; those that separate words
-    (punctuation, symbols, whitespace) become a space. ASCII bytes are left as they are.
+    (punctuation, symbols, whitespace) become spaces. ASCII bytes are left as they are.
 
     ``str.casefold`` folds one character at a time, so this, followed by lower-casing
     the ASCII letters, is the casefold of the whole text. The characters are decoded
-    from the bytes by numpy, and only the distinct ones are folded in Python. A
-    folded character may be longer or shorter: ``positions`` (byte offsets in
-    ``text``, not inside a character) are returned moved to where they end up.
+    from the bytes by numpy, only the distinct ones are folded in Python, and the
+    folded bytes are written back in place when they are as long as the old ones
+    (almost always: a separator becomes as many spaces as it had bytes). A few
+    characters fold longer or shorter (``İ`` to ``i̇``): ``positions`` (byte offsets
+    in ``text``, not inside a character) are returned moved to where they end up.
 
-    >>> text, moved = fold_non_ascii("Straße — ÉCOLE".encode(), np.array([0, 11]))
+    >>> text, moved = fold_non_ascii("İSTANBUL — ÉCOLE".encode(), np.array([0, 13]))
     >>> text.decode(), moved.tolist()  # ASCII letters keep their case here
-    ('Strasse   éCOLE', [0, 9])
+    ('i̇STANBUL     éCOLE', [0, 14])
     """
     if text.isascii():
         return text, positions
@@ -82,31 +85,46 @@ def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarra
         [(first & 0x1F) << 6 | more[0], (first & 0x0F) << 12 | more[0] << 6 | more[1]],
         (first & 0x07) << 18 | more[0] << 12 | more[1] << 6 | more[2],
     )
-    distinct, which = np.unique(code, return_inverse=True)
-    breaks = _separators()
-    folded = [
-        "".join(" " if breaks[ord(c)] else c for c in chr(cp).casefold()).encode("utf-8", "surrogatepass")
-        for cp in distinct.tolist()
-    ]
-    same = [new == chr(cp).encode("utf-8", "surrogatepass") for cp, new in zip(distinct.tolist(), folded)]
-    changed = np.flatnonzero(~np.array(same, dtype=bool)[which])
-    if not len(changed):
-        return text, positions
-    at, old_size, which = lead[changed], size[changed], which[changed]
-    new_bytes = np.frombuffer(b"".join(folded), dtype=np.uint8)
-    new_size = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    present = np.zeros(sys.maxunicode + 1, dtype=bool)
+    present[code] = True
+    distinct = np.flatnonzero(present)  # sorted, without sorting the characters
+    old = [chr(cp).encode("utf-8", "surrogatepass") for cp in distinct.tolist()]
+    new = [_folded(cp, len(before)) for cp, before in zip(distinct.tolist(), old)]
+    in_place = np.array([a != b and len(a) == len(b) for a, b in zip(old, new)], dtype=bool)
+    moving = np.array([len(a) != len(b) for a, b in zip(old, new)], dtype=bool)
+    which = np.searchsorted(distinct, code)
+    out = np.array(padded[: len(text)])
+    if in_place.any():
+        table = np.zeros((len(new), 4), dtype=np.uint8)
+        for d in np.flatnonzero(in_place).tolist():
+            table[d, : len(new[d])] = np.frombuffer(new[d], dtype=np.uint8)
+        hit = np.flatnonzero(in_place[which])
+        for j in range(4):
+            part = hit[size[hit] > j]
+            out[lead[part] + j] = table[which[part], j]
+    hit = np.flatnonzero(moving[which])
+    if not len(hit):
+        return out.tobytes(), positions
+    # Rare: drop the old bytes of each character that changes length, insert its folded bytes.
+    at, old_size, which = lead[hit], size[hit], which[hit]
+    new_bytes = np.frombuffer(b"".join(new), dtype=np.uint8)
+    new_size = np.fromiter(map(len, new), dtype=np.int64, count=len(new))
     new_start = np.cumsum(new_size) - new_size
-    # Drop the old bytes of each changed character, then insert its folded bytes there.
-    keep = np.ones(len(text), dtype=bool)
+    keep = np.ones(len(out), dtype=bool)
     keep[_runs(at, old_size)] = False
     kept_before = at - (np.cumsum(old_size) - old_size)
-    out = np.insert(
-        padded[: len(text)][keep],
-        np.repeat(kept_before, new_size[which]),
-        new_bytes[_runs(new_start[which], new_size[which])],
-    )
+    inserted = new_bytes[_runs(new_start[which], new_size[which])]
+    out = np.insert(out[keep], np.repeat(kept_before, new_size[which]), inserted)
     growth = np.r_[0, np.cumsum(new_size[which] - old_size)]
     return out.tobytes(), positions + growth[np.searchsorted(at, positions)]
+
+
+def _folded(code_point: int, size: int) -> bytes:
+    """The UTF-8 bytes of one character case-folded, separators as spaces (``size`` spaces, the
+    character's own length, when nothing else is left)."""
+    breaks = _separators()
+    folded = "".join(" " if breaks[ord(c)] else c for c in chr(code_point).casefold())
+    return b" " * size if folded.isspace() else folded.encode("utf-8", "surrogatepass")
 
 
 def _runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
