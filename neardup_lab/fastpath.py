@@ -35,6 +35,7 @@ from .text import _require_k, _require_text, _separators
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
 _BATCH = 2000  # documents tokenised together by shingle_id_batch
+_FOLD_BLOCK = 1 << 22  # bytes of text folded together by fold_non_ascii
 # Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
 _POLY = np.uint64(0x9E3779B97F4A7C15)
 # Bytes that end a word: ASCII whitespace as str.split() sees it, and ASCII punctuation and
@@ -73,6 +74,28 @@ def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarra
     >>> text.decode(), moved.tolist()  # ASCII letters keep their case here
     ('i̇STANBUL     éCOLE', [0, 14])
     """
+    positions = np.asarray(positions)
+    if text.isascii():
+        return text, positions
+    # A block of text at a time (cut between characters): the work takes about 40 bytes
+    # per character.
+    pieces, moved, start, shift = [], [], 0, 0
+    while start < len(text):
+        stop = min(start + _FOLD_BLOCK, len(text))
+        while stop < len(text) and 0x80 <= text[stop] < 0xC0:  # not inside a character
+            stop += 1
+        last = stop == len(text)  # a position at the very end goes with the last block
+        inside = positions[(positions >= start) & ((positions < stop) | last)]
+        piece, at = _fold_block(text[start:stop], inside - start)
+        pieces.append(piece)
+        moved.append(at + start + shift)
+        shift += len(piece) - (stop - start)
+        start = stop
+    return b"".join(pieces), np.concatenate([positions[:0], *moved])
+
+
+def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
+    """:func:`fold_non_ascii` of one block."""
     if text.isascii():
         return text, positions
     padded = np.frombuffer(text + bytes(3), dtype=np.uint8)
@@ -85,14 +108,17 @@ def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarra
         [(first & 0x1F) << 6 | more[0], (first & 0x0F) << 12 | more[0] << 6 | more[1]],
         (first & 0x07) << 18 | more[0] << 12 | more[1] << 6 | more[2],
     )
-    present = np.zeros(sys.maxunicode + 1, dtype=bool)
-    present[code] = True
-    distinct = np.flatnonzero(present)  # sorted, without sorting the characters
+    # The distinct characters, and each character's place among them, by a table over all
+    # code points (4 MB): no sort, no search.
+    which = np.zeros(sys.maxunicode + 1, dtype=np.int32)
+    which[code] = 1
+    distinct = np.flatnonzero(which)
+    which[distinct] = np.arange(len(distinct), dtype=np.int32)
+    which = which[code]
     old = [chr(cp).encode("utf-8", "surrogatepass") for cp in distinct.tolist()]
     new = [_folded(cp, len(before)) for cp, before in zip(distinct.tolist(), old)]
     in_place = np.array([a != b and len(a) == len(b) for a, b in zip(old, new)], dtype=bool)
     moving = np.array([len(a) != len(b) for a, b in zip(old, new)], dtype=bool)
-    which = np.searchsorted(distinct, code)
     out = np.array(padded[: len(text)])
     if in_place.any():
         table = np.zeros((len(new), 4), dtype=np.uint8)

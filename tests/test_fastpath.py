@@ -96,6 +96,17 @@ def test_byte_path_and_unicode_path_give_the_same_word_hashes(docs):
     assert hashes.tolist() == [h for e in expected for h in e.tolist()]
 
 
+@given(st.lists(mixed_text, max_size=6))
+def test_folding_in_small_blocks_gives_the_same_word_hashes(docs):
+    from neardup_lab import fastpath
+
+    whole = tokenize_batch(docs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fastpath, "_FOLD_BLOCK", 5)  # blocks cut between the bytes of most texts
+        blocks = tokenize_batch(docs)
+    assert blocks[1].tolist() == whole[1].tolist() and blocks[0].tolist() == whole[0].tolist()
+
+
 def test_long_words_are_hashed_in_one_pass():
     import time
 
