@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .hashing import splitmix64
+from .spans import span_positions
 from .text import _require_k, _require_text, _separators
 
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
@@ -137,9 +138,9 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
     new_size = np.fromiter(map(len, new), dtype=np.int64, count=len(new))
     new_start = np.cumsum(new_size) - new_size
     keep = np.ones(len(out), dtype=bool)
-    keep[_runs(at, old_size)] = False
+    keep[span_positions(at, old_size)] = False
     kept_before = at - (np.cumsum(old_size) - old_size)
-    inserted = new_bytes[_runs(new_start[which], new_size[which])]
+    inserted = new_bytes[span_positions(new_start[which], new_size[which])]
     out = np.insert(out[keep], np.repeat(kept_before, new_size[which]), inserted)
     growth = np.r_[0, np.cumsum(new_size[which] - old_size)]
     return out.tobytes(), positions + growth[np.searchsorted(at, positions)]
@@ -151,12 +152,6 @@ def _folded(code_point: int, size: int) -> bytes:
     breaks = _separators()
     folded = "".join(" " if breaks[ord(c)] else c for c in chr(code_point).casefold())
     return b" " * size if folded.isspace() else folded.encode("utf-8", "surrogatepass")
-
-
-def _runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` for every ``i``, in turn."""
-    ends = np.cumsum(sizes)
-    return np.repeat(starts - ends + sizes, sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
 
 
 def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

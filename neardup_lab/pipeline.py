@@ -21,6 +21,7 @@ from .hashing import hash_shingles
 from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
+from .spans import span_positions
 from .text import _separators, char_shingles, words
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
 from .workers import ordered_map
@@ -148,10 +149,8 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
-    starts, ends = sets.offsets[:-1][signed], sets.offsets[1:][signed]
-    lengths = ends - starts
-    within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    signatures[signed] = hasher.signatures_flat(sets.ids[np.repeat(starts, lengths) + within], lengths)
+    starts, lengths = sets.offsets[:-1][signed], np.diff(sets.offsets)[signed]
+    signatures[signed] = hasher.signatures_flat(sets.ids[span_positions(starts, lengths)], lengths)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
     return Prepared(keys, sets, signatures)
 

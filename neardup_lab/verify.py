@@ -24,6 +24,7 @@ import numpy as np
 
 from .clusters import join_roots, roots
 from .lsh import BandGroups, pairs_in_groups
+from .spans import span_positions
 from .workers import fork_context
 
 __all__ = [
@@ -76,7 +77,7 @@ def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
     """
     ids = np.asarray(ids, dtype=np.uint64)
     counts = np.asarray(counts, dtype=np.int64)
-    kept = np.zeros(len(counts), dtype=np.int64)
+    starts, kept = np.cumsum(counts) - counts, np.zeros(len(counts), dtype=np.int64)
     length_class = np.frexp(counts.astype(np.float64))[1]  # c with 2**(c-1) <= count < 2**c; 0 for 0
     classes = np.unique(length_class[counts > 0]).tolist()
     pieces = []
@@ -86,7 +87,7 @@ def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
         inside = np.arange(int(sizes.max())) < sizes[:, None]
         rows = np.full(inside.shape, np.iinfo(np.uint64).max, dtype=np.uint64)
         # Row-major order of ``inside`` is each document's ids in turn.
-        rows[inside] = ids if len(classes) == 1 else ids[_spans_of(counts, docs)]
+        rows[inside] = ids if len(classes) == 1 else ids[span_positions(starts[docs], sizes)]
         rows.sort(axis=1)  # a real id equal to the padding sorts beside it: the first sizes[i] are real
         new = inside  # from here on: the first of each run of equal ids
         new[:, 1:] &= rows[:, 1:] != rows[:, :-1]
@@ -97,15 +98,8 @@ def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
         return IdSets(pieces[0][1], offsets)
     packed = np.empty(int(offsets[-1]), dtype=np.uint64)
     for docs, piece in pieces:  # each class's documents back in document order
-        packed[_spans_of(kept, docs)] = piece
+        packed[span_positions(offsets[docs], kept[docs])] = piece
     return IdSets(packed, offsets)
-
-
-def _spans_of(counts: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Positions of documents ``docs``' items, in turn, in a concatenation of ``counts[d]`` items each."""
-    sizes = counts[docs]
-    ends = np.cumsum(sizes)
-    return np.repeat(np.cumsum(counts)[docs] - ends, sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
 
 
 def jaccard_of_pairs(sets: IdSets, pairs: np.ndarray) -> np.ndarray:

@@ -1,0 +1,32 @@
+"""Many variable-length lists in one array: the positions of their items.
+
+Every batched step of the package keeps many lists (the words of many documents,
+the shingle ids of many documents, the members of many groups) end to end in
+one array, list ``i`` occupying ``sizes[i]`` consecutive places from
+``starts[i]``. Gathering some of those lists is one fancy index with the
+positions :func:`span_positions` gives.
+
+>>> ids = np.array([10, 11, 12, 20, 30, 31])  # three lists: starts 0, 3, 4; sizes 3, 1, 2
+>>> ids[span_positions(np.array([4, 0]), np.array([2, 3]))].tolist()  # the third, then the first
+[30, 31, 10, 11, 12]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["span_positions"]
+
+
+def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` for every ``i``, in turn.
+
+    >>> span_positions(np.array([5, 0]), np.array([2, 3])).tolist()
+    [5, 6, 0, 1, 2]
+    >>> span_positions(np.array([], dtype=np.int64), np.array([], dtype=np.int64)).tolist()
+    []
+    """
+    starts = np.asarray(starts, dtype=np.int64)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    ends = np.cumsum(sizes)
+    return np.repeat(starts - ends + sizes, sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
