@@ -4,7 +4,7 @@ The teaching path splits a text into words (:func:`~neardup_lab.text.words`),
 joins k words into a string and hashes the string. Here a whole batch of
 documents is one byte buffer and every step is a numpy pass over it:
 
-1. normalise: ASCII text is lower-cased by one ``bytes.translate`` over the
+1. normalise: ASCII letters are lower-cased by one table lookup over the
    buffer. A text with other characters is NFKC-normalised in Python, then its
    characters outside ASCII are found in the UTF-8 bytes by numpy, and each
    distinct one is case-folded, or becomes a space if it separates words
@@ -43,8 +43,10 @@ _POLY = np.uint64(0x9E3779B97F4A7C15)
 # symbols, which normalize() turns into spaces. Bytes of other UTF-8 characters are word bytes
 # (their text was normalised already).
 _ENDS_WORD = [b < 128 and (chr(b).isspace() or unicodedata.category(chr(b))[0] in "PS") for b in range(256)]
-_LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
-_IN_WORD = bytes(0 if ends else 1 for ends in _ENDS_WORD)  # a translate table: 1 inside words
+# Tables over byte values, looked up by numpy (which, unlike bytes.translate, lets other
+# threads run meanwhile): the byte lower-cased, and whether it is inside a word.
+_LOWER_TABLE = np.array([b + 32 if 65 <= b <= 90 else b for b in range(256)], dtype=np.uint8)
+_IN_WORD_TABLE = ~np.array(_ENDS_WORD, dtype=np.bool_)
 # _LANE_MASK[n]: the low n bytes of a little-endian 8-byte lane.
 _LANE_MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _LENGTH_MIX = np.uint64(0xD6E8FEB86659FD93)
@@ -220,8 +222,10 @@ def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     doc_starts = np.cumsum([0] + [len(p) + 1 for p in parts[:-1]]) if parts else np.zeros(0, np.int64)
     joined = b" ".join(parts)  # a space between documents: no word crosses
     joined, doc_starts = fold_non_ascii(joined, doc_starts)
-    buffer = np.frombuffer(joined.translate(_LOWER), dtype=np.uint8)
-    in_word = np.frombuffer(b"\0" + joined.translate(_IN_WORD) + b"\0", dtype=np.bool_)
+    raw = np.frombuffer(joined, dtype=np.uint8)
+    buffer = _LOWER_TABLE[raw]
+    in_word = np.zeros(len(raw) + 2, dtype=np.bool_)
+    in_word[1:-1] = _IN_WORD_TABLE[raw]
     # Where in_word changes: a word starts, ends, starts, ends, ... (a bool compare and
     # nonzero over bools: three times faster than np.diff on bytes)
     edges = np.flatnonzero(in_word[1:] != in_word[:-1])
