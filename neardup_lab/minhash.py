@@ -56,8 +56,10 @@ _SCHEME_DTYPES = {
 }
 #: Longest signature accepted: 32 KiB per document, and choosing its banding still takes seconds.
 MAX_NUM_PERM = 8192
-# How many (shingle, hash function) values to materialise per numpy call.
-_BLOCK_CELLS = 1 << 17
+# How many (shingle, hash function) values to materialise per numpy call: 8 MB a pass. Measured
+# on 2 cores: 1.6x faster than 2**17 in one thread, and threads no longer queue for the
+# interpreter between small calls (two signing threads were slower than one at 2**15).
+_BLOCK_CELLS = 1 << 20
 # The exact mod-prime arithmetic makes many temporaries: smaller blocks stay in cache.
 _BLOCK_CELLS_MOD_PRIME = 1 << 13
 # Index of the high 32-bit half inside a uint64 viewed as two uint32.
