@@ -49,7 +49,8 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     with memory_peak_above_now() as above_texts:
         result = dedup(docs, threshold=THRESHOLD, scheme=scheme, n_jobs=n_jobs, progress=False)
     dedup_s = time.perf_counter() - started
-    # Peak memory up to here: the corpus plus dedup (this process), and dedup's signing workers.
+    # Peak memory up to here: the corpus plus dedup (this process), and dedup's worker processes
+    # (verification; a forked worker's resident pages include those it shares with this process).
     peak_main = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     peak_worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
@@ -155,7 +156,7 @@ def main() -> None:
         print(
             f"{'':9s} stages (s): {r['stages']}; bands x rows {r['bands_rows']}; "
             f"clusters mixing families: {r['clusters_mixing_families']}; "
-            f"peak MB of one signing worker: {r['peak_worker_mb']:.0f}"
+            f"peak resident MB of a worker process (shared pages included): {r['peak_worker_mb']:.0f}"
         )
         print(
             f"{'':9s} memory of this process and its workers: the generated texts {r['texts_mb']:.0f} MB; "
