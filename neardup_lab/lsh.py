@@ -17,6 +17,7 @@ import numpy as np
 from scipy.integrate import quad
 
 from .hashing import splitmix64
+from .spans import span_positions
 from .validate import positive_int, shown
 from .workers import ordered_map
 
@@ -343,8 +344,7 @@ def pairs_in_groups(groups: BandGroups) -> np.ndarray:
     offset = np.arange(n) - np.repeat(starts, sizes)  # position within the group
     partners = size_of - 1 - offset  # later members of the same group
     left = np.repeat(np.arange(n), partners)
-    step = np.arange(len(left)) - np.repeat(np.cumsum(partners) - partners, partners)
-    a, b = order[left], order[left + 1 + step]
+    a, b = order[left], order[span_positions(np.arange(n) + 1, partners)]
     return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
 
 

@@ -36,6 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .spans import span_positions
+
 __all__ = [
     "BLOCK_SCHEMES",
     "BlockLayout",
@@ -421,9 +423,7 @@ class BlockIndex:
                 stops = table.values.searchsorted(low | ((np.uint64(1) << rest) - np.uint64(1)), "right")
                 counts = stops - starts
                 which = np.repeat(np.arange(len(batch)), counts)
-                # position of each candidate in the table: its run's start plus its rank in the run
-                offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-                entries = np.repeat(starts, counts) + offsets
+                entries = span_positions(starts, counts)  # each candidate's place in the table
                 close = np.bitwise_count(table.values[entries] ^ moved[which]) <= self.max_distance
                 found.append(
                     np.stack([which[close] + first, table.ids[entries[close]].astype(np.int64)], axis=1)

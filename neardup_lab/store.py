@@ -54,6 +54,7 @@ from .indexfile import (
 from .lsh import band_hashes
 from .pipeline import Prepared, check_documents, prepare_many
 from .settings import Settings
+from .spans import span_positions
 from .verify import IdSets, jaccard_of_pairs
 
 __all__ = [
@@ -122,8 +123,7 @@ def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
     for band_keys, band_docs, wanted in zip(table.keys, table.docs, queries.T):
         lo = np.searchsorted(band_keys, wanted, side="left")
         counts = np.searchsorted(band_keys, wanted, side="right") - lo
-        within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-        hits = band_docs[np.repeat(lo, counts) + within]
+        hits = band_docs[span_positions(lo, counts)]
         codes.append(np.repeat(np.arange(len(wanted), dtype=np.int64) * width, counts) + hits)
     query, doc = np.divmod(np.unique(np.concatenate(codes)), width)
     return np.stack([query, doc], axis=1)
