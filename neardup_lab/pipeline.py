@@ -149,8 +149,10 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
-    starts, lengths = sets.offsets[:-1][signed], np.diff(sets.offsets)[signed]
-    signatures[signed] = hasher.signatures_flat(sets.ids[span_positions(starts, lengths)], lengths)
+    lengths = np.diff(sets.offsets)[signed]
+    # Gather the ids of the documents to sign only when some are copies (usually none are).
+    to_sign = sets.ids if signed.all() else sets.ids[span_positions(sets.offsets[:-1][signed], lengths)]
+    signatures[signed] = hasher.signatures_flat(to_sign, lengths)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
     return Prepared(keys, sets, signatures)
 

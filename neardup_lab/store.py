@@ -195,7 +195,7 @@ class SavedIndex:
         >>> [[m.id for m in ms] for ms in index.query(["heavy rain in the city", "sunny"])]
         [['a'], []]
         """
-        batch = self._prepare(check_documents(texts), progress)
+        batch = prepare_many(check_documents(texts), self.settings, progress=progress)
         return self._matches(batch, None, _stack(self._sets, batch.sets))
 
     def add(self, ids: Sequence[str], texts: Sequence[str], *, progress: bool = False) -> list[list[Match]]:
@@ -215,7 +215,7 @@ class SavedIndex:
         ([[], [('a', True, False)]], 2)
         """
         ids = self._check_new_ids(ids, check_documents(texts))
-        batch = self._prepare(texts, progress)
+        batch = prepare_many(texts, self.settings, progress=progress)
         sets = _stack(self._sets, batch.sets)
         found = self._matches(batch, ids, sets)
         start = len(self)
@@ -228,10 +228,6 @@ class SavedIndex:
         self._signatures = np.concatenate([self._signatures, batch.signatures])
         self._table = None
         return found
-
-    def _prepare(self, texts: Sequence[str], progress: bool) -> Prepared:
-        """The batch as :func:`~neardup_lab.pipeline.prepare_many` makes it."""
-        return prepare_many(texts, self.settings, 1, progress)
 
     def _check_new_ids(self, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
         if isinstance(ids, (str, bytes)):
