@@ -43,9 +43,8 @@ _POLY = np.uint64(0x9E3779B97F4A7C15)
 # symbols, which normalize() turns into spaces. Bytes of other UTF-8 characters are word bytes
 # (their text was normalised already).
 _ENDS_WORD = [b < 128 and (chr(b).isspace() or unicodedata.category(chr(b))[0] in "PS") for b in range(256)]
-# Tables over byte values, looked up by numpy (which, unlike bytes.translate, lets other
-# threads run meanwhile): the byte lower-cased, and whether it is inside a word.
-_LOWER_TABLE = np.array([b + 32 if 65 <= b <= 90 else b for b in range(256)], dtype=np.uint8)
+# Whether a byte is inside a word, a table looked up by numpy (which, unlike bytes.translate,
+# lets other threads run meanwhile).
 _IN_WORD_TABLE = ~np.array(_ENDS_WORD, dtype=np.bool_)
 # _LANE_MASK[n]: the low n bytes of a little-endian 8-byte lane.
 _LANE_MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
@@ -207,6 +206,20 @@ def _mixed_lanes(
     return values
 
 
+def _lowered(raw: np.ndarray) -> np.ndarray:
+    """ASCII letters of the uint8 array ``raw`` lower-cased (other bytes as they are): the
+    0x20 bit set where a byte is ``A``-``Z``, four SIMD passes instead of a table lookup per byte.
+
+    >>> bytes(_lowered(np.frombuffer(b"Rain@Z[", dtype=np.uint8)))
+    b'rain@z['
+    """
+    out = raw - np.uint8(ord("A"))  # wraps: below "A" becomes large
+    np.less(out, np.uint8(26), out=out.view(np.bool_))
+    out <<= np.uint8(5)
+    out |= raw
+    return out
+
+
 def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Normalise and split every document; return word hashes and words per document.
 
@@ -223,12 +236,12 @@ def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     joined = b" ".join(parts)  # a space between documents: no word crosses
     joined, doc_starts = fold_non_ascii(joined, doc_starts)
     raw = np.frombuffer(joined, dtype=np.uint8)
-    buffer = _LOWER_TABLE[raw]
+    buffer = _lowered(raw)
     in_word = np.zeros(len(raw) + 2, dtype=np.bool_)
-    in_word[1:-1] = _IN_WORD_TABLE[raw]
+    np.take(_IN_WORD_TABLE, raw, out=in_word[1:-1])  # take: twice as fast as indexing here
     # Where in_word changes: a word starts, ends, starts, ends, ... (a bool compare and
     # nonzero over bools: three times faster than np.diff on bytes)
-    edges = np.flatnonzero(in_word[1:] != in_word[:-1])
+    edges = np.nonzero(in_word[1:] != in_word[:-1])[0]
     starts, ends = edges[0::2], edges[1::2]
     counts = np.diff(np.searchsorted(starts, np.r_[doc_starts, len(buffer) + 1]))
     return word_hashes(buffer, starts, ends - starts), counts.astype(np.int64)
