@@ -23,7 +23,6 @@ collision); the ids themselves differ from ``hash_shingles(word_shingles(...))``
 
 from __future__ import annotations
 
-import sys
 import unicodedata
 from collections.abc import Sequence
 
@@ -110,9 +109,9 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
         [(first & 0x1F) << 6 | more[0], (first & 0x0F) << 12 | more[0] << 6 | more[1]],
         (first & 0x07) << 18 | more[0] << 12 | more[1] << 6 | more[2],
     )
-    # The distinct characters, and each character's place among them, by a table over all
-    # code points (4 MB): no sort, no search.
-    which = np.zeros(sys.maxunicode + 1, dtype=np.int32)
+    # The distinct characters, and each character's place among them, by a table over the code
+    # points up to the largest here (at most 4 MB): no sort, no search.
+    which = np.zeros(int(code.max()) + 1, dtype=np.int32)
     which[code] = 1
     distinct = np.flatnonzero(which)
     which[distinct] = np.arange(len(distinct), dtype=np.int32)
