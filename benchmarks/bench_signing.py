@@ -8,10 +8,12 @@ str) of news-like 300-word articles, built once before timing. neardup_lab hashe
 strings and signs all documents with one call; datasketch and rensa build one sketch per
 document (datasketch needs bytes, so its time includes UTF-8 encoding).
 
-Part 2, end to end from raw text: neardup_lab's fast path (tokenise once, hash each word
-once, shingle ids by numpy arithmetic, one-permutation signatures) against word_shingles
-followed by datasketch or rensa. The same articles are then given typographic quotes and
-dashes, as news text has: no longer ASCII, so they take the Unicode path.
+Part 2, end to end from raw text: neardup_lab's fast path as dedup runs it, prepare_many on
+one thread (chunks of about a million characters: tokenise, hash each word once, shingle ids
+by numpy arithmetic, exact-copy keys, sorted id sets for verification, one-permutation
+signatures), against word_shingles followed by datasketch or rensa. The same articles are
+then given typographic quotes and dashes, as news text has: no longer ASCII, so they take
+the Unicode path.
 
 The best of --repeat runs is reported for each method.
 """
@@ -24,8 +26,8 @@ from common import best_time, machine_line, print_table
 from datasketch import MinHash
 from rensa import CMinHash, RMinHash
 
-from neardup_lab import MinHasher, make_article, word_shingles
-from neardup_lab.fastpath import ngram_ids, tokenize_batch
+from neardup_lab import MinHasher, Settings, make_article, word_shingles
+from neardup_lab.pipeline import prepare_many
 
 
 def main() -> None:
@@ -76,10 +78,10 @@ def main() -> None:
         f"{timing['rensa RMinHash (Rust)'] / timing['neardup_lab one-permutation']:.2f}x\n"
     )
 
+    one_permutation = Settings(num_perm=k, scheme="one-permutation")
+
     def fast_path(texts: list[str] = texts) -> None:
-        hashes, counts = tokenize_batch(texts)
-        ids, id_counts = ngram_ids(hashes, counts, 5)
-        oph.signatures_flat(ids, id_counts)
+        prepare_many(texts, one_permutation, n_jobs=1)
 
     def shingles_then_datasketch() -> None:
         for t in texts:
