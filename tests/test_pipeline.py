@@ -118,8 +118,8 @@ def test_bad_documents(docs, message):
         dedup(docs)
 
 
-def test_two_processes_give_the_same_answer():
-    docs = make_corpus(1500, seed=4).docs  # more than one chunk of work
+def test_two_jobs_give_the_same_answer():
+    docs = make_corpus(1500, seed=4).docs  # more than one chunk of work: two signing threads
     one = dedup(docs, threshold=0.8, n_jobs=1)
     two = dedup(docs, threshold=0.8, n_jobs=2)
     assert one.pairs == two.pairs and one.clusters == two.clusters and one.keepers == two.keepers
