@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
@@ -35,9 +35,10 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
+from .idsets import jaccard_from_texts
 from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from .pipeline import DedupResult, check_documents, keep_verified, prepare, prepare_many
+from .pipeline import DedupResult, check_documents, keep_verified, prepare
 from .settings import Settings
 from .text import _require_text, char_shingles, containment, word_shingles, words
 from .verify import jaccard_of_pairs
@@ -376,12 +377,8 @@ def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
     jaccards = np.ones(len(removed))  # exact copies have equal shingle sets
     near = np.flatnonzero(~exact)
     if len(near):
-        needed = np.unique(np.r_[removed[near], neighbours[near]])
-        # Shingle ids depend only on the shingle kind and size: sign with one value, the cheapest.
-        ids_only = replace(result.settings, num_perm=1, bands=1, rows=1, bbits=None)
-        prepared = prepare_many([docs[i] for i in needed.tolist()], ids_only)
-        local = np.searchsorted(needed, np.stack([removed[near], neighbours[near]], axis=1))
-        jaccards[near] = jaccard_of_pairs(prepared.sets, local)
+        pairs = np.stack([removed[near], neighbours[near]], axis=1)
+        jaccards[near] = jaccard_from_texts(docs, result.settings, pairs)
     return [
         Tie(d, m, float(j), bool(x), int(r), int(steps[d]))
         for d, m, j, x, r in zip(

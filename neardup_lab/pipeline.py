@@ -7,6 +7,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import NamedTuple
@@ -16,13 +17,13 @@ import xxhash
 from tqdm import tqdm
 
 from .clusters import choose_keepers, clusters_from_pair_array
-from .fastpath import ngram_ids, tokenize_batch
-from .hashing import hash_shingles
+from .fastpath import tokenize_batch
+from .idsets import jaccard_from_texts, unsorted_shingle_ids
 from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
-from .spans import span_positions
-from .text import _separators, char_shingles, words
+from .spans import chunk_bounds, span_positions
+from .text import _separators, words
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
 from .workers import ordered_map
 
@@ -38,6 +39,7 @@ __all__ = [
     "keep_verified",
     "looks_unspaced",
     "RECALL_WEIGHTS",
+    "IDS_BUDGET",
 ]
 
 _CHUNK = 2000  # documents per unit of work
@@ -109,7 +111,9 @@ class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
     ``sets`` holds each document's distinct shingle ids, sorted: what exact
-    verification (:func:`~neardup_lab.verify.jaccard_of_pairs`) reads.
+    verification (:func:`~neardup_lab.verify.jaccard_of_pairs`) reads. When
+    :func:`prepare_many` is given a budget for ids, they cover only the first
+    documents (as many as fit; ``len(sets.offsets) - 1`` of them).
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
@@ -120,14 +124,15 @@ class Prepared(NamedTuple):
     signatures: np.ndarray
 
 
-def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
+def prepare(docs: Sequence[str], settings: Settings, sets: bool = True) -> Prepared:
     """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
 
-    Words, their hashes and word shingle ids come from :mod:`~neardup_lab.fastpath`
-    (one id per distinct :func:`~neardup_lab.text.word_shingles` shingle; char shingles through
-    :func:`~neardup_lab.hashing.hash_shingles`); signatures from
+    Words and their hashes come from :mod:`~neardup_lab.fastpath`, shingle ids from
+    :func:`~neardup_lab.idsets.unsorted_shingle_ids` (one id per
+    :func:`~neardup_lab.text.word_shingles` shingle); signatures from
     :meth:`~neardup_lab.minhash.MinHasher.signatures_flat`, for the first copy of
-    each normalised text only.
+    each normalised text only. With ``sets=False`` the ids are not sorted into id
+    sets (``sets`` then covers no document), for a caller that will not verify them.
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -135,40 +140,21 @@ def prepare(docs: Sequence[str], settings: Settings) -> Prepared:
     >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1)).sets.offsets.tolist()  # distinct ids
     [0, 1]
     """
-    hashes, word_counts = tokenize_batch(docs)
-    keys = exact_keys(hashes, word_counts)
-    if settings.shingle == "word":
-        ids, counts = ngram_ids(hashes, word_counts, settings.k)
-    else:
-        per_doc = [hash_shingles(char_shingles(doc, settings.k)) for doc in docs]
-        counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
-        ids = np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)
-    sets = pack_id_sets(ids, counts)
+    tokens = tokenize_batch(docs)
+    keys = exact_keys(*tokens)
+    ids, counts = unsorted_shingle_ids(docs, settings, tokens)
     first: dict[bytes, int] = {}
     first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
-    lengths = np.diff(sets.offsets)[signed]
+    lengths = counts[signed]
     # Gather the ids of the documents to sign only when some are copies (usually none are).
-    to_sign = sets.ids if signed.all() else sets.ids[span_positions(sets.offsets[:-1][signed], lengths)]
+    to_sign = ids if signed.all() else ids[span_positions((np.cumsum(counts) - counts)[signed], lengths)]
     signatures[signed] = hasher.signatures_flat(to_sign, lengths)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
-    return Prepared(keys, sets, signatures)
-
-
-def _chunks(lengths: np.ndarray) -> Iterator[tuple[int, int]]:
-    """Bounds ``(start, stop)`` of consecutive chunks of at most ``_CHUNK`` documents and about
-    ``_CHUNK_CHARS`` characters (a long document alone), so the words of one chunk fit in
-    bounded memory."""
-    ends = np.cumsum(lengths)
-    start = 0
-    while start < len(lengths):
-        before = ends[start - 1] if start else 0
-        stop = int(np.searchsorted(ends, before + _CHUNK_CHARS, side="right"))
-        stop = min(max(stop, start + 1), start + _CHUNK)
-        yield start, stop
-        start = stop
+    id_sets = pack_id_sets(ids, counts) if sets else IdSets(ids[:0], np.zeros(1, dtype=np.int64))
+    return Prepared(keys, id_sets, signatures)
 
 
 def _id_room(chars: int, n: int, settings: Settings) -> int:
@@ -178,27 +164,39 @@ def _id_room(chars: int, n: int, settings: Settings) -> int:
 
 
 def prepare_many(
-    docs: Sequence[str], settings: Settings, n_jobs: int = 1, progress: bool = False
+    docs: Sequence[str],
+    settings: Settings,
+    n_jobs: int = 1,
+    progress: bool = False,
+    ids_budget: int | None = None,
 ) -> Prepared:
     """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
 
-    Chunks hold at most a few thousand documents or a few million characters,
-    and each chunk's results are copied out as it finishes, so memory stays
-    about one copy of the shingle ids. Threads, not processes: most of
-    :func:`prepare` is numpy passes over a whole chunk, which run without the
-    interpreter lock, and threads read the texts where they are (see
-    :mod:`~neardup_lab.workers`). The answer does not depend on ``n_jobs``.
+    Chunks hold at most a few thousand documents or a million characters, and
+    each chunk's results are copied out as it finishes, so memory stays about
+    one copy of the shingle ids; with ``ids_budget`` (bytes), only the ids of the
+    first documents that fit in it are kept (verification derives the others
+    again, :func:`~neardup_lab.idsets.jaccard_from_texts`). Threads, not
+    processes: most of :func:`prepare` is numpy passes over a whole chunk, which
+    run without the interpreter lock, and threads read the texts where they are
+    (see :mod:`~neardup_lab.workers`). The answer does not depend on ``n_jobs``.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
     >>> bool((prepare_many(docs, settings, n_jobs=2).signatures == prepare(docs, settings).signatures).all())
     True
+    >>> prepare_many(docs, settings, ids_budget=16).sets.offsets.tolist()  # the first 2 ids fit
+    [0, 2]
     """
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    bounds = list(_chunks(lengths))
-    collected = _Collected(lengths, settings)
+    bounds = list(chunk_bounds(lengths, _CHUNK_CHARS, _CHUNK))
+    collected = _Collected(lengths, settings, ids_budget)
     _separators()  # build the Unicode table before the threads need it
     with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
-        parts = ordered_map(lambda bound: prepare(docs[bound[0] : bound[1]], settings), bounds, n_jobs)
+        # Once the budget is full, chunks that start later skip sorting ids no one keeps.
+        def prepare_chunk(bound: tuple[int, int]) -> Prepared:
+            return prepare(docs[bound[0] : bound[1]], settings, sets=not collected.full)
+
+        parts = ordered_map(prepare_chunk, bounds, n_jobs)
         for (start, stop), part in zip(bounds, parts):
             collected.add(part)
             bar.update(stop - start)
@@ -210,29 +208,40 @@ class _Collected:
 
     The id array is reserved for the most shingles the texts can have
     (:func:`_id_room`); the operating system makes memory resident only where ids
-    are written, so the reserve costs nothing.
+    are written, so the reserve costs nothing. Ids stop being kept at the first
+    document that would take them beyond ``ids_budget`` bytes.
     """
 
-    def __init__(self, lengths: np.ndarray, settings: Settings) -> None:
+    def __init__(self, lengths: np.ndarray, settings: Settings, ids_budget: int | None) -> None:
         hasher = settings.hasher()
         n = len(lengths)
-        self.ids = np.empty(_id_room(int(lengths.sum()), n, settings), dtype=np.uint64)
+        self.most_ids = sys.maxsize if ids_budget is None else ids_budget // 8
+        self.ids = np.empty(min(_id_room(int(lengths.sum()), n, settings), self.most_ids), dtype=np.uint64)
         self.offsets = np.zeros(n + 1, dtype=np.int64)
+        self.kept = 0  # documents whose ids are kept
+        self.full = False  # some document's ids were left out: keep no more
         self.signatures = np.empty((n, hasher.num_perm), dtype=hasher.dtype)
         self.keys: list[bytes] = []
 
     def add(self, part: Prepared) -> None:
-        at_doc, at_id, size = len(self.keys), int(self.offsets[len(self.keys)]), len(part.keys)
-        end = at_id + len(part.sets.ids)
-        if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
-            self.ids = np.concatenate([self.ids[:at_id], np.empty(2 * end - at_id, dtype=np.uint64)])
-        self.ids[at_id:end] = part.sets.ids
-        self.offsets[at_doc + 1 : at_doc + size + 1] = part.sets.offsets[1:] + at_id
+        at_doc, size = len(self.keys), len(part.keys)
+        if self.kept == at_doc:  # no document before this chunk was left out
+            at_id = int(self.offsets[at_doc])
+            fit = int(np.searchsorted(part.sets.offsets, self.most_ids - at_id, side="right")) - 1
+            end = at_id + int(part.sets.offsets[fit])
+            if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
+                room = min(2 * end, self.most_ids)
+                self.ids = np.concatenate([self.ids[:at_id], np.empty(room - at_id, dtype=np.uint64)])
+            self.ids[at_id:end] = part.sets.ids[: end - at_id]
+            self.offsets[at_doc + 1 : at_doc + fit + 1] = part.sets.offsets[1 : fit + 1] + at_id
+            self.kept += fit
+            self.full = fit < size
         self.signatures[at_doc : at_doc + size] = part.signatures
         self.keys.extend(part.keys)
 
     def result(self) -> Prepared:
-        return Prepared(self.keys, IdSets(self.ids[: self.offsets[-1]], self.offsets), self.signatures)
+        offsets = self.offsets[: self.kept + 1]
+        return Prepared(self.keys, IdSets(self.ids[: offsets[-1]], offsets), self.signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:
@@ -298,13 +307,16 @@ def keep_verified(
 
     Exact verification is :func:`~neardup_lab.verify.jaccard_of_pairs` over the
     prepared id sets; ``score`` replaces that computation (for example by one of
-    :func:`~neardup_lab.verify.pair_scorer`, which spreads it over processes).
+    :func:`~neardup_lab.verify.pair_scorer`, which spreads it over processes, or
+    :func:`~neardup_lab.idsets.jaccard_from_texts`, which needs no id sets).
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
     >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
     [True]
     """
     if settings.verify == "exact":
+        if score is None and len(prepared.sets.offsets) <= len(prepared.keys):
+            raise ValueError("exact verification needs every document's id set, or a score function")
         exact = score or partial(jaccard_of_pairs, prepared.sets)
         return lambda pairs: exact(pairs) >= settings.threshold
     if settings.verify == "none":
@@ -317,6 +329,27 @@ def keep_verified(
         return np.asarray(found) >= settings.threshold
 
     return estimate
+
+
+#: Bytes of shingle ids :func:`dedup` keeps for verification: those of the first documents,
+#: up to about 280,000 documents of 300 words. Verification derives the ids of the others
+#: again as it checks them (:func:`~neardup_lab.idsets.jaccard_from_texts`): slower for
+#: those documents, but memory stays bounded at any size.
+IDS_BUDGET = 640 << 20
+
+
+@contextmanager
+def _exact_scorer(
+    docs: Sequence[str], settings: Settings, sets: IdSets, n_jobs: int
+) -> Iterator[Callable[[np.ndarray], np.ndarray] | None]:
+    """Exact Jaccard of candidate pairs for dedup: over the kept id sets, deriving those not kept."""
+    if settings.verify != "exact":
+        yield None
+    elif len(sets.offsets) <= len(docs):
+        yield partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
+    else:
+        with pair_scorer(sets, n_jobs) as score:
+            yield score
 
 
 def dedup(
@@ -346,7 +379,9 @@ def dedup(
     :func:`~neardup_lab.lsh.band_groups` proposes candidate pairs among the
     representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
     least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
-    candidate), skipping pairs already joined (:func:`~neardup_lab.verify.verified_edges`);
+    candidate), skipping pairs already joined (:func:`~neardup_lab.verify.verified_edges`;
+    the shingle ids of documents beyond :data:`IDS_BUDGET` bytes are not kept but
+    derived again for the pairs that need them);
     connected components are the clusters and
     :func:`~neardup_lab.clusters.choose_keepers` picks one per cluster.
 
@@ -380,7 +415,7 @@ def dedup(
     # Signing runs first (it also computes the exact-copy keys) but is reported after the
     # exact pass, in the order the stages are taught.
     started = time.perf_counter()
-    prepared = prepare_many(docs, settings, jobs, show)
+    prepared = prepare_many(docs, settings, jobs, show, IDS_BUDGET if settings.verify == "exact" else 0)
     signing = {"signed": len(docs), "seconds": time.perf_counter() - started}
     clock = _Clock()
 
@@ -402,8 +437,12 @@ def dedup(
     groups = [
         band.shared() for band in band_groups(signatures, settings.bands, settings.rows, jobs, among=reps)
     ]
-    with pair_scorer(prepared.sets, jobs if settings.verify == "exact" else 1) as score:
+    del signatures
+    if settings.verify != "estimate":  # banding was the signatures' last use: free them
+        prepared = prepared._replace(signatures=np.empty((0, settings.num_perm), prepared.signatures.dtype))
+    with _exact_scorer(docs, settings, prepared.sets, jobs) as score:
         found = verified_edges(len(docs), groups, keep_verified(settings, prepared, score), joined=copies)
+    del prepared, groups  # the clusters need only the pairs
     verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
     clock.lap("candidates", pairs=found.checked)
     # The checks run inside the banding loop; report their time as its own stage.

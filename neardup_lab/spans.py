@@ -13,9 +13,11 @@ positions :func:`span_positions` gives.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
-__all__ = ["span_positions"]
+__all__ = ["span_positions", "chunk_bounds"]
 
 
 def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -30,3 +32,20 @@ def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     sizes = np.asarray(sizes, dtype=np.int64)
     ends = np.cumsum(sizes)
     return np.repeat(starts - ends + sizes, sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
+
+
+def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator[tuple[int, int]]:
+    """Bounds ``(start, stop)`` of consecutive runs of lists, each of at most ``most_items`` lists
+    whose sizes add up to at most ``most_size`` (a list larger than that alone).
+
+    >>> list(chunk_bounds(np.array([3, 3, 9, 1, 1, 1]), most_size=6, most_items=2))
+    [(0, 2), (2, 3), (3, 5), (5, 6)]
+    """
+    ends = np.cumsum(np.asarray(sizes, dtype=np.int64))
+    start = 0
+    while start < len(ends):
+        before = ends[start - 1] if start else 0
+        stop = int(np.searchsorted(ends, before + most_size, side="right"))
+        stop = min(max(stop, start + 1), start + most_items)
+        yield start, stop
+        start = stop

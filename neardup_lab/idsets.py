@@ -1,0 +1,134 @@
+"""Shingle id sets from texts, and exact Jaccard of pairs straight from the texts.
+
+:func:`unsorted_shingle_ids` is the one place a batch of texts becomes shingle
+ids: :func:`~neardup_lab.pipeline.prepare` signs them, and :func:`shingle_id_sets`
+sorts them into the distinct ids that verification reads
+(:class:`~neardup_lab.verify.IdSets`).
+
+Keeping every document's ids for verification costs 8 bytes a shingle: for a
+million 300-word documents, 2.4 GB, more than the texts themselves. Only the
+documents of candidate pairs are ever read, so :func:`jaccard_from_texts` derives
+their ids again, a bounded slice of pairs at a time, instead of holding them all:
+the same scores, for the time of deriving them (about as long as signing them).
+:func:`~neardup_lab.pipeline.dedup` keeps the ids of the first documents, up to
+:data:`~neardup_lab.pipeline.IDS_BUDGET` bytes, and derives only the others'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .fastpath import ngram_ids, tokenize_batch
+from .hashing import hash_shingles
+from .settings import Settings
+from .spans import chunk_bounds, span_positions
+from .text import char_shingles
+from .verify import IdSets, jaccard_of_pairs, pack_id_sets
+from .workers import ordered_map
+
+__all__ = ["unsorted_shingle_ids", "shingle_id_sets", "jaccard_from_texts"]
+
+#: Characters of text one slice of pairs derives ids for, counted per pair (so a document in
+#: several pairs counts several times): about a million distinct characters, whose word
+#: arrays stay in the cache, as in prepare's chunks.
+_SLICE_CHARS = 2_000_000
+#: Documents longer than this (in characters) are long: their pairs are grouped by them.
+_LONG_CHARS = _SLICE_CHARS // 16
+#: Pairs scored together at most (the ids of up to twice as many documents).
+_SLICE_PAIRS = 4096
+
+
+def unsorted_shingle_ids(
+    docs: Sequence[str], settings: Settings, words: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, counts)``: each document's shingle ids in text order, repeats included, end to end.
+
+    Word shingle ids come from :mod:`~neardup_lab.fastpath`, char shingles from
+    :func:`~neardup_lab.hashing.hash_shingles`. ``words`` passes the word hashes
+    and counts of :func:`~neardup_lab.fastpath.tokenize_batch` when the caller has
+    them already. Enough to sign (a minimum ignores order and repeats);
+    :func:`shingle_id_sets` sorts them for verification.
+
+    >>> ids, counts = unsorted_shingle_ids(["rain rain today", "sun"], Settings(k=1))
+    >>> counts.tolist(), bool(ids[0] == ids[1])
+    ([3, 1], True)
+    """
+    if settings.shingle == "word":
+        hashes, word_counts = tokenize_batch(docs) if words is None else words
+        return ngram_ids(hashes, word_counts, settings.k)
+    per_doc = [hash_shingles(char_shingles(doc, settings.k)) for doc in docs]
+    counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
+    return (np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)), counts
+
+
+def shingle_id_sets(docs: Sequence[str], settings: Settings) -> IdSets:
+    """Each document's sorted distinct shingle ids (word or char ``settings.k``-shingles).
+
+    >>> sets = shingle_id_sets(["rain rain today", "sun"], Settings(k=1))
+    >>> sets.offsets.tolist()  # two distinct words, then one
+    [0, 2, 3]
+    """
+    return pack_id_sets(*unsorted_shingle_ids(docs, settings))
+
+
+def jaccard_from_texts(
+    docs: Sequence[str],
+    settings: Settings,
+    pairs: np.ndarray,
+    n_jobs: int = 1,
+    kept: IdSets | None = None,
+) -> np.ndarray:
+    """Exact Jaccard of each pair ``(a, b)`` of ``docs``, from their texts.
+
+    The pairs are scored in slices: each slice's documents get their id sets
+    from :func:`shingle_id_sets`, and :func:`~neardup_lab.verify.jaccard_of_pairs`
+    scores the slice. A slice holds about two million characters of text, plus at
+    most one long document that its first pairs share with the slice before
+    (pairs with a long document are taken in order of it, so it is derived once
+    per slice, not once per pair): memory holds a few slices' ids at a time,
+    whatever the texts. ``kept`` holds the id sets of the first
+    documents already (as :func:`~neardup_lab.pipeline.prepare_many` keeps them
+    within a budget); those are not derived again. Slices run on ``n_jobs``
+    threads (deriving ids is numpy passes, which let another thread score
+    meanwhile). The scores are those of
+    ``jaccard_of_pairs(shingle_id_sets(docs, settings), pairs)``.
+
+    >>> docs = ["a b c d", "a b c e", "x"]
+    >>> jaccard_from_texts(docs, Settings(k=1), np.array([[0, 1], [1, 2]])).tolist()
+    [0.6, 0.0]
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    chars = np.fromiter((len(docs[i]) for i in pairs.ravel().tolist()), np.int64, 2 * len(pairs))
+    chars = chars.reshape(-1, 2)
+    rows, longer = np.arange(len(pairs)), (chars[:, 1] > chars[:, 0]).astype(np.int64)
+    long_doc, short_doc = pairs[rows, longer], pairs[rows, 1 - longer]
+    # Pairs of short documents stay in their order (the pairs of one band group are
+    # neighbours and share documents); pairs with a long document follow, by that document.
+    is_long = chars[rows, longer] > _LONG_CHARS
+    with_long = np.flatnonzero(is_long)
+    with_long = with_long[np.lexsort((short_doc[with_long], long_doc[with_long]))]
+    order = np.r_[np.flatnonzero(~is_long), with_long]
+    # A slice counts a long document only where a run of pairs sharing it begins.
+    run_starts = np.r_[True, long_doc[order][1:] != long_doc[order][:-1]] | ~is_long[order]
+    cost = chars[rows, 1 - longer][order] + chars[rows, longer][order] * run_starts
+    bounds = list(chunk_bounds(cost, _SLICE_CHARS, _SLICE_PAIRS))
+    in_order = pairs[order]
+    kept = kept or IdSets(np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64))
+
+    def score(bound: tuple[int, int]) -> np.ndarray:
+        part = in_order[bound[0] : bound[1]]
+        needed = np.unique(part)
+        held = int(np.searchsorted(needed, len(kept.offsets) - 1))  # needed[:held] are kept
+        ids, starts, lengths = kept.spans(needed[:held])
+        derived = shingle_id_sets([docs[i] for i in needed[held:].tolist()], settings)
+        sets = IdSets(
+            np.concatenate([ids[span_positions(starts, lengths)], derived.ids]),
+            np.r_[0, np.cumsum(lengths), lengths.sum() + derived.offsets[1:]].astype(np.int64),
+        )
+        return jaccard_of_pairs(sets, np.searchsorted(needed, part))
+
+    scores = np.empty(len(pairs))
+    scores[order] = np.concatenate([np.empty(0), *ordered_map(score, bounds, n_jobs)])
+    return scores
