@@ -104,23 +104,25 @@ def jaccard_from_texts(
     chars = chars.reshape(-1, 2)
     rows, longer = np.arange(len(pairs)), (chars[:, 1] > chars[:, 0]).astype(np.int64)
     long_doc, short_doc = pairs[rows, longer], pairs[rows, 1 - longer]
+    long_chars, short_chars = chars[rows, longer], chars[rows, 1 - longer]
     # Pairs of short documents stay in their order (the pairs of one band group are
     # neighbours and share documents); pairs with a long document follow, by that document.
-    is_long = chars[rows, longer] > _LONG_CHARS
+    is_long = long_chars > _LONG_CHARS
     with_long = np.flatnonzero(is_long)
     with_long = with_long[np.lexsort((short_doc[with_long], long_doc[with_long]))]
     order = np.r_[np.flatnonzero(~is_long), with_long]
     # A slice counts a long document only where a run of pairs sharing it begins.
-    run_starts = np.r_[True, long_doc[order][1:] != long_doc[order][:-1]] | ~is_long[order]
-    cost = chars[rows, 1 - longer][order] + chars[rows, longer][order] * run_starts
+    long_doc = long_doc[order]
+    run_starts = np.r_[True, long_doc[1:] != long_doc[:-1]] | ~is_long[order]
+    cost = short_chars[order] + long_chars[order] * run_starts
     bounds = list(chunk_bounds(cost, _SLICE_CHARS, _SLICE_PAIRS))
     in_order = pairs[order]
-    kept = kept or IdSets(np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64))
+    kept = kept or IdSets.empty()
 
     def score(bound: tuple[int, int]) -> np.ndarray:
         part = in_order[bound[0] : bound[1]]
         needed = np.unique(part)
-        held = int(np.searchsorted(needed, len(kept.offsets) - 1))  # needed[:held] are kept
+        held = int(np.searchsorted(needed, kept.documents))  # needed[:held] are kept
         ids, starts, lengths = kept.spans(needed[:held])
         derived = shingle_id_sets([docs[i] for i in needed[held:].tolist()], settings)
         sets = IdSets(

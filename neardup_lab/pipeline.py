@@ -113,7 +113,7 @@ class Prepared(NamedTuple):
     ``sets`` holds each document's distinct shingle ids, sorted: what exact
     verification (:func:`~neardup_lab.verify.jaccard_of_pairs`) reads. When
     :func:`prepare_many` is given a budget for ids, they cover only the first
-    documents (as many as fit; ``len(sets.offsets) - 1`` of them).
+    documents (as many as fit; ``sets.documents`` of them).
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
@@ -153,8 +153,7 @@ def prepare(docs: Sequence[str], settings: Settings, sets: bool = True) -> Prepa
     to_sign = ids if signed.all() else ids[span_positions((np.cumsum(counts) - counts)[signed], lengths)]
     signatures[signed] = hasher.signatures_flat(to_sign, lengths)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
-    id_sets = pack_id_sets(ids, counts) if sets else IdSets(ids[:0], np.zeros(1, dtype=np.int64))
-    return Prepared(keys, id_sets, signatures)
+    return Prepared(keys, pack_id_sets(ids, counts) if sets else IdSets.empty(), signatures)
 
 
 def _id_room(chars: int, n: int, settings: Settings) -> int:
@@ -219,7 +218,6 @@ class _Collected:
         self.ids = np.empty(min(_id_room(int(lengths.sum()), n, settings), self.most_ids), dtype=np.uint64)
         self.offsets = np.zeros(n + 1, dtype=np.int64)
         self.kept = 0  # documents whose ids are kept
-        self.full = False  # some document's ids were left out: keep no more
         self.signatures = np.empty((n, hasher.num_perm), dtype=hasher.dtype)
         self.keys: list[bytes] = []
 
@@ -235,9 +233,13 @@ class _Collected:
             self.ids[at_id:end] = part.sets.ids[: end - at_id]
             self.offsets[at_doc + 1 : at_doc + fit + 1] = part.sets.offsets[1 : fit + 1] + at_id
             self.kept += fit
-            self.full = fit < size
         self.signatures[at_doc : at_doc + size] = part.signatures
         self.keys.extend(part.keys)
+
+    @property
+    def full(self) -> bool:
+        """Whether some document's ids were left out: no more are kept."""
+        return self.kept < len(self.keys)
 
     def result(self) -> Prepared:
         offsets = self.offsets[: self.kept + 1]
@@ -315,7 +317,7 @@ def keep_verified(
     [True]
     """
     if settings.verify == "exact":
-        if score is None and len(prepared.sets.offsets) <= len(prepared.keys):
+        if score is None and prepared.sets.documents < len(prepared.keys):
             raise ValueError("exact verification needs every document's id set, or a score function")
         exact = score or partial(jaccard_of_pairs, prepared.sets)
         return lambda pairs: exact(pairs) >= settings.threshold
@@ -345,7 +347,7 @@ def _exact_scorer(
     """Exact Jaccard of candidate pairs for dedup: over the kept id sets, deriving those not kept."""
     if settings.verify != "exact":
         yield None
-    elif len(sets.offsets) <= len(docs):
+    elif sets.documents < len(docs):
         yield partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
     else:
         with pair_scorer(sets, n_jobs) as score:

@@ -160,7 +160,7 @@ class SavedIndex:
         self._id_set: set[str] = set()
         self._keys: list[bytes] = []
         self._first_by_key: dict[bytes, int] = {}  # an exact copy is represented by its first
-        self._sets = IdSets(np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64))
+        self._sets = IdSets.empty()
         self._signatures = np.empty((0, hasher.num_perm), dtype=hasher.dtype)
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None

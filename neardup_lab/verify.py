@@ -43,6 +43,24 @@ class IdSets(NamedTuple):
     ids: np.ndarray
     offsets: np.ndarray
 
+    @classmethod
+    def empty(cls) -> IdSets:
+        """The id sets of no document.
+
+        >>> IdSets.empty().documents
+        0
+        """
+        return cls(np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64))
+
+    @property
+    def documents(self) -> int:
+        """How many documents the sets cover.
+
+        >>> IdSets(np.array([3, 5, 7], dtype=np.uint64), np.array([0, 2, 3])).documents
+        2
+        """
+        return len(self.offsets) - 1
+
     def of(self, doc: int) -> np.ndarray:
         """The ids of document ``doc``.
 
