@@ -31,11 +31,14 @@ Result = TypeVar("Result")
 
 
 def fork_context() -> BaseContext | None:
-    """The ``fork`` start method where it is safe (Linux), else ``None``.
+    """The ``fork`` start method where it is safe (Linux, in a process that may have children),
+    else ``None``.
 
     >>> fork_context() is None or fork_context().get_start_method() == "fork"
     True
     """
+    if multiprocessing.current_process().daemon:  # a Pool's or Dask's worker may not have any
+        return None
     if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return None

@@ -125,6 +125,22 @@ def test_two_jobs_give_the_same_answer():
     assert one.pairs == two.pairs and one.clusters == two.clusters and one.keepers == two.keepers
 
 
+def _clusters_with_two_jobs(seed: int) -> list[list[int]]:
+    from neardup_lab import verify
+
+    verify._SPREAD_FROM = 1  # every batch of pairs would go to forked workers
+    return dedup(make_corpus(300, seed=seed).docs, threshold=0.8, n_jobs=2).clusters
+
+
+def test_two_jobs_inside_a_daemonic_worker_stay_in_one_process():
+    import multiprocessing
+
+    # A daemonic process (a Pool's worker, a Dask worker) may not start processes of its own.
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        inside = pool.apply(_clusters_with_two_jobs, (5,))
+    assert inside == dedup(make_corpus(300, seed=5).docs, threshold=0.8, n_jobs=1).clusters
+
+
 @pytest.mark.parametrize("scheme", ["mod-prime", "one-permutation"])
 def test_other_schemes_find_the_same_families(corpus, scheme):
     result = dedup(corpus.docs, threshold=0.8, scheme=scheme)
