@@ -22,7 +22,7 @@ from .idsets import jaccard_from_texts, unsorted_shingle_ids
 from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
-from .spans import chunk_bounds, span_positions
+from .spans import chunk_bounds, reserve, span_positions
 from .text import _separators, words
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
 from .workers import ordered_map
@@ -215,10 +215,10 @@ class _Collected:
         hasher = settings.hasher()
         n = len(lengths)
         self.most_ids = sys.maxsize if ids_budget is None else ids_budget // 8
-        self.ids = np.empty(min(_id_room(int(lengths.sum()), n, settings), self.most_ids), dtype=np.uint64)
+        self.ids = reserve((min(_id_room(int(lengths.sum()), n, settings), self.most_ids),), np.uint64)
         self.offsets = np.zeros(n + 1, dtype=np.int64)
         self.kept = 0  # documents whose ids are kept
-        self.signatures = np.empty((n, hasher.num_perm), dtype=hasher.dtype)
+        self.signatures = reserve((n, hasher.num_perm), hasher.dtype)
         self.keys: list[bytes] = []
 
     def add(self, part: Prepared) -> None:
