@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["span_positions", "chunk_bounds"]
+__all__ = ["span_positions", "chunk_bounds", "reserve"]
 
 
 def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
