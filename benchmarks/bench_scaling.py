@@ -23,11 +23,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
-from common import machine_line
+from common import best_time, machine_line
 
 from neardup_lab import dedup, make_corpus
 from neardup_lab.pipeline import _CHUNK, _CHUNK_CHARS, prepare, prepare_many
@@ -35,12 +34,6 @@ from neardup_lab.settings import Settings
 from neardup_lab.spans import chunk_bounds
 
 SETTINGS = Settings(scheme="one-permutation")
-
-
-def seconds(func: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    func()
-    return time.perf_counter() - start
 
 
 def sign_chunks(docs: list[str], bounds: list[tuple[int, int]]) -> None:
@@ -93,7 +86,7 @@ def main() -> None:
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in measures}
     for _ in range(args.rounds):  # every measure in each round: a drift falls on all of them
         for name, (one, two) in measures.items():
-            times[name].append((seconds(one), seconds(two)))
+            times[name].append((best_time(one, 1), best_time(two, 1)))
     header = f"{'1 worker s':>11s} {'2 workers s':>12s} {'ratio':>7s} {'lowest':>7s} {'top':>7s}"
     print(f"{'measure':44s} {header}")
     for name, pairs in times.items():
@@ -104,6 +97,7 @@ def main() -> None:
             f"{min(ratios):6.2f}x {max(ratios):6.2f}x"
         )
     print(f"\nmedians of {args.rounds} rounds; ratio: one worker's time over two workers' time, per round")
+
 
 if __name__ == "__main__":
     main()

@@ -229,7 +229,9 @@ class _Collected:
             end = at_id + int(part.sets.offsets[fit])
             if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
                 room = min(2 * end, self.most_ids)
-                self.ids = np.concatenate([self.ids[:at_id], np.empty(room - at_id, dtype=np.uint64)])
+                grown = reserve((room,), np.uint64)
+                grown[:at_id] = self.ids[:at_id]
+                self.ids = grown
             self.ids[at_id:end] = part.sets.ids[: end - at_id]
             self.offsets[at_doc + 1 : at_doc + fit + 1] = part.sets.offsets[1 : fit + 1] + at_id
             self.kept += fit
