@@ -54,7 +54,7 @@ import dask.bag
 import numpy as np
 from dask.delayed import Delayed, delayed
 
-from .clusters import choose_keepers, clusters_from_pair_array
+from .clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from .lsh import band_hashes, candidate_pair_array
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .pipeline import DedupResult, check_documents, prepare
@@ -602,10 +602,10 @@ def dedup_dask(
     if sum(c.records for c in counts):
         stats["read"] = {"documents": n, "problems": sum(c.problems for c in counts)}
     return DedupResult(
-        pairs=[(int(a), int(b)) for a, b in verified.tolist()],
+        pairs=pair_tuples(verified),
         clusters=clusters,
         keepers=keepers,
-        copies=[(int(a), int(b)) for a, b in copies.tolist()],
+        copies=pair_tuples(copies),
         settings=settings,
         stats=stats,
     )

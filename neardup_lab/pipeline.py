@@ -16,7 +16,7 @@ import numpy as np
 import xxhash
 from tqdm import tqdm
 
-from .clusters import choose_keepers, clusters_from_pair_array
+from .clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from .fastpath import tokenize_batch
 from .idsets import jaccard_from_texts, unsorted_shingle_ids
 from .lsh import band_groups
@@ -91,10 +91,12 @@ def exact_keys(hashes: np.ndarray, counts: np.ndarray) -> list[bytes]:
     >>> keys[0] == keys[1], keys[0] == keys[2]
     (True, False)
     """
-    raw = np.asarray(hashes, dtype="<u8").tobytes()  # little-endian: the same keys on every machine
-    ends = np.cumsum(counts)
-    starts = (ends - counts).tolist()
-    return [xxhash.xxh3_128_digest(raw[8 * start : 8 * end]) for start, end in zip(starts, ends.tolist())]
+    # Little-endian: the same keys on every machine. Slices of a memoryview copy nothing, and
+    # map runs the loop over documents in C.
+    raw = memoryview(np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8))
+    ends = 8 * np.cumsum(counts)
+    pieces = map(raw.__getitem__, map(slice, (ends - 8 * np.asarray(counts)).tolist(), ends.tolist()))
+    return list(map(xxhash.xxh3_128_digest, pieces))
 
 
 def exact_groups(docs: Sequence[str]) -> list[int]:
@@ -459,10 +461,10 @@ def dedup(
     )
     clock.lap("clusters", clusters=len(clusters), kept=len(keepers), removed=len(docs) - len(keepers))
     return DedupResult(
-        pairs=[(int(a), int(b)) for a, b in verified.tolist()],
+        pairs=pair_tuples(verified),
         clusters=clusters,
         keepers=keepers,
-        copies=[(int(a), int(b)) for a, b in copies.tolist()],
+        copies=pair_tuples(copies),
         settings=settings,
         stats=clock.stats,
     )

@@ -1,6 +1,9 @@
 """Union-find, clusters and keepers."""
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from neardup_lab import UnionFind, choose_keepers, clusters_from_pairs
 
@@ -56,3 +59,27 @@ def test_pair_array_version_agrees():
         )
     with pytest.raises(IndexError, match="0..2"):
         clusters_from_pair_array(3, np.array([[0, 5]]))
+
+
+@given(
+    st.integers(0, 40).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(
+                st.tuples(st.integers(0, max(n - 1, 0)), st.integers(0, max(n - 1, 0))),
+                max_size=60 if n else 0,
+            ),
+        )
+    )
+)
+def test_pair_array_clusters_match_union_find_on_any_graph(case):
+    # Self-loops, repeated pairs and pairs in either order included; members are Python ints.
+    from neardup_lab.clusters import clusters_from_pair_array, pair_tuples
+
+    n, pairs = case
+    array = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    found = clusters_from_pair_array(n, array)
+    assert found == clusters_from_pairs(n, pairs)
+    assert all(type(member) is int for cluster in found for member in cluster)
+    assert pair_tuples(array) == [tuple(p) for p in pairs]
+    assert all(type(a) is int and type(b) is int for a, b in pair_tuples(array))

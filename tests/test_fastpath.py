@@ -116,3 +116,20 @@ def test_long_words_are_hashed_in_one_pass():
     assert counts.tolist() == [1, 1, 1]
     assert hashes[0] == hashes[2] != hashes[1]
     assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize("bad, shown", [(b"rain", "bytes b'rain'"), (7, "int 7"), (None, "NoneType None")])
+def test_a_document_that_is_not_text_is_named(bad, shown):
+    with pytest.raises(TypeError, match=f"^document 2 must be str, got {shown}") as raised:
+        tokenize_batch(["rain today", "Rain, today!", bad, "sun"])
+    assert raised.value.__context__ is None  # one error, not one raised while handling another
+
+
+def test_a_str_subclass_is_text():
+    class Marked(str):
+        pass
+
+    hashes, counts = tokenize_batch([Marked("Rain today"), "rain TODAY", Marked("Şu an")])
+    plain, plain_counts = tokenize_batch(["Rain today", "rain TODAY", "Şu an"])
+    assert counts.tolist() == plain_counts.tolist() == [2, 2, 2]
+    assert hashes.tolist() == plain.tolist()
