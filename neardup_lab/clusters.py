@@ -118,7 +118,8 @@ def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
     graph = coo_matrix((np.ones(len(pairs), dtype=np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
     _, labels = connected_components(graph, directed=False)
     order = np.argsort(labels, kind="stable")  # members of each label, ascending
-    starts = np.flatnonzero(np.r_[True, labels[order][1:] != labels[order][:-1]]) if n else order
+    ordered = labels[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n else np.zeros(0, np.int64)
     sizes = np.diff(np.r_[starts, n])
     # Clusters in order of their first member; one list of all members, cut by slicing it
     # (a numpy array per cluster cost five times as much).

@@ -56,16 +56,13 @@ def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
     """Each document's UTF-8 bytes, NFKC-normalised where it is not ASCII (case folding is left
     to :func:`fold_non_ascii` and the lower-casing of the whole buffer).
 
-    The loops over documents are ``map`` calls, which run in C: a Python-level loop per
-    document here held the interpreter lock for a tenth of signing.
+    The loops over documents are ``map`` calls, which run in C (a loop in Python cost
+    about 0.4 µs a document more).
     """
-    try:
-        ascii = np.fromiter(map(str.isascii, docs), dtype=np.bool_, count=len(docs))
-    except TypeError:  # a document that is not a str
-        ascii = None
-    if ascii is None:
+    if not all(map(isinstance, docs, repeat(str))):
         for i, doc in enumerate(docs):
             _require_text(doc, f"document {i}")  # raises, naming the first one
+    ascii = np.fromiter(map(str.isascii, docs), dtype=np.bool_, count=len(docs))
     texts = docs
     if not ascii.all():
         texts = list(docs)
