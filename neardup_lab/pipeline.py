@@ -24,7 +24,7 @@ from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
 from .spans import chunk_bounds, reserve, span_positions
-from .text import _separators, words
+from .text import words
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
 from .workers import ordered_map
 
@@ -192,7 +192,6 @@ def prepare_many(
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     bounds = list(chunk_bounds(lengths, _CHUNK_CHARS, _CHUNK))
     collected = _Collected(lengths, settings, ids_budget)
-    _separators()  # build the Unicode table before the threads need it
     with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
         def prepare_chunk(bound: tuple[int, int]) -> Prepared:

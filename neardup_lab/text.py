@@ -7,6 +7,7 @@ what is being compared.
 from __future__ import annotations
 
 import sys
+import threading
 import unicodedata
 from collections.abc import Set
 from functools import lru_cache
@@ -37,10 +38,19 @@ def _require_k(k: object) -> int:
     return positive_int(k, "k", MAX_SHINGLE_SIZE)
 
 
-@lru_cache(maxsize=1)
 def _separators() -> np.ndarray:
     """For every code point, True when it separates words: punctuation (P*), a symbol (S*) or
-    whitespace (as ``str.split`` sees it). About 0.2 s, once."""
+    whitespace (as ``str.split`` sees it). Built at the first text that is not ASCII (about
+    0.2 s, once per process; threads that need it meanwhile wait for it, not build it again)."""
+    with _SEPARATORS_BUILT:
+        return _separator_table()
+
+
+_SEPARATORS_BUILT = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _separator_table() -> np.ndarray:
     marks = np.zeros(sys.maxunicode + 1, dtype=bool)
     for cp in range(sys.maxunicode + 1):
         char = chr(cp)

@@ -110,3 +110,27 @@ def test_similarities_reject_non_sets(func, bad):
         func(bad, {"a"})
     with pytest.raises(TypeError, match="set of shingles"):
         func({"a"}, bad)
+
+
+def test_ascii_text_never_builds_the_unicode_table():
+    # The table costs about 0.2 s a process; text that is all ASCII takes the byte path.
+    from neardup_lab import dedup, text
+
+    text._separator_table.cache_clear()
+    dedup(["Heavy rain closed the schools, today."] * 2 + ["A new bridge opened."], n_jobs=2)
+    assert words("It's raining, AGAIN.") == ["it", "s", "raining", "again"]
+    assert text._separator_table.cache_info().currsize == 0
+    assert words("Ça va — très bien") == ["ça", "va", "très", "bien"]
+    assert text._separator_table.cache_info().currsize == 1
+
+
+def test_threads_that_need_the_unicode_table_together_share_one_build():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from neardup_lab import text
+
+    text._separator_table.cache_clear()
+    with ThreadPoolExecutor(4) as pool:
+        tables = list(pool.map(lambda _: text._separators(), range(4)))
+    assert all(table is tables[0] for table in tables)
+    assert text._separator_table.cache_info().misses == 1
