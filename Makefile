@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs labs-bundle bench-peers clean
+.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs labs-bundle bench-peers bench-numba clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -76,6 +76,17 @@ $(PEERS)/.installed: benchmarks/peers-requirements.txt
 
 bench-peers: $(STAMP) $(PEERS)/.installed
 	$(BIN)/python benchmarks/bench_peers.py --peers-python $(PEERS)/bin/python --update-readme
+
+# What a compiled kernel would give (issue 15): signing in numba beside the numpy path and the
+# peers, in an environment of its own so numba stays out of the project's requirements.
+NUMBA := benchmarks/.numba
+$(NUMBA)/.installed: benchmarks/numba-requirements.txt
+	test -x $(NUMBA)/bin/python || $(PYTHON) -m venv $(NUMBA)
+	$(NUMBA)/bin/python -m pip install --quiet -r benchmarks/numba-requirements.txt
+	touch $@
+
+bench-numba: $(NUMBA)/.installed
+	PYTHONPATH=. $(NUMBA)/bin/python benchmarks/prototype_numba.py
 
 clean:
 	rm -rf _build .jupyter_cache
