@@ -49,6 +49,7 @@ SCHEME = "one-permutation"
 
 @njit(inline="always")
 def _splitmix64(z: np.uint64) -> np.uint64:
+    """``hashing.splitmix64`` of one value, compiled (numba cannot call the numpy version)."""
     z = z + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)

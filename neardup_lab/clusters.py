@@ -8,7 +8,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .spans import span_positions
+from .spans import cut, span_positions
 
 __all__ = [
     "UnionFind",
@@ -124,9 +124,8 @@ def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
     # Clusters in order of their first member; one list of all members, cut by slicing it
     # (a numpy array per cluster cost five times as much).
     by_first = np.argsort(order[starts], kind="stable")
-    members = order[span_positions(starts[by_first], sizes[by_first])].tolist()
-    ends = np.cumsum(sizes[by_first])
-    return list(map(members.__getitem__, map(slice, (ends - sizes[by_first]).tolist(), ends.tolist())))
+    starts, sizes = starts[by_first], sizes[by_first]
+    return cut(order[span_positions(starts, sizes)].tolist(), sizes)
 
 
 def pair_tuples(pairs: np.ndarray) -> list[tuple[int, int]]:

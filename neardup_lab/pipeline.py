@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -23,8 +22,8 @@ from .idsets import jaccard_from_texts, unsorted_shingle_ids
 from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
-from .spans import chunk_bounds, reserve, span_positions
-from .text import words
+from .spans import chunk_bounds, cut, reserve, span_positions
+from .text import _first_not_text, words
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
 from .workers import ordered_map
 
@@ -92,12 +91,9 @@ def exact_keys(hashes: np.ndarray, counts: np.ndarray) -> list[bytes]:
     >>> keys[0] == keys[1], keys[0] == keys[2]
     (True, False)
     """
-    # Little-endian: the same keys on every machine. Slices of a memoryview copy nothing, and
-    # map runs the loop over documents in C.
+    # Little-endian: the same keys on every machine. Slices of a memoryview copy nothing.
     raw = memoryview(np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8))
-    ends = 8 * np.cumsum(counts)
-    pieces = map(raw.__getitem__, map(slice, (ends - 8 * np.asarray(counts)).tolist(), ends.tolist()))
-    return list(map(xxhash.xxh3_128_digest, pieces))
+    return list(map(xxhash.xxh3_128_digest, cut(raw, 8 * np.asarray(counts, dtype=np.int64))))
 
 
 def exact_groups(docs: Sequence[str]) -> list[int]:
@@ -266,10 +262,10 @@ def check_documents(docs: object) -> Sequence[str]:
         hint = "for a dict use list(d.values())" if isinstance(docs, dict) else "pass list(docs)"
         got = type(docs).__name__
         raise TypeError(f"documents must be a list (or other sequence) of str, got {got}; {hint}")
-    if all(map(isinstance, docs, repeat(str))):  # the loop in C: a tenth of the time
+    bad = _first_not_text(docs)
+    if bad is None:
         return docs
-    i, doc = next((i, doc) for i, doc in enumerate(docs) if not isinstance(doc, str))
-    raise TypeError(f"document {i} is {type(doc).__name__}, not str: {doc!r:.60}")
+    raise TypeError(f"document {bad} is {type(docs[bad]).__name__}, not str: {docs[bad]!r:.60}")
 
 
 def _check_jobs(n_jobs: object) -> int:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import sys
 import threading
 import unicodedata
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from functools import lru_cache
+from itertools import repeat
 
 import numpy as np
 
@@ -28,6 +29,14 @@ def _require_text(text: object, name: str = "text") -> str:
             "for example data.decode('utf-8')"
         )
     raise TypeError(f"{name} must be str, got {type(text).__name__} {text!r:.60}")
+
+
+def _first_not_text(items: Sequence[object]) -> int | None:
+    """The index of the first item that is not a ``str``, or None when all are (the check over
+    all of them runs in C, as one ``map``)."""
+    if all(map(isinstance, items, repeat(str))):
+        return None
+    return next(i for i, item in enumerate(items) if not isinstance(item, str))
 
 
 #: Longest shingle accepted, in words or characters: building ids costs a pass over the text per unit.
