@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import mmap
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
 
 import numpy as np
-
-Item = TypeVar("Item")
 
 __all__ = ["span_positions", "chunk_bounds", "cut", "reserve"]
 
@@ -39,7 +36,7 @@ def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.repeat(starts - ends + sizes, sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
 
 
-def cut(items: Sequence[Item], sizes: np.ndarray) -> list[Sequence[Item]]:
+def cut(items: Sequence[object], sizes: np.ndarray) -> list[Sequence[object]]:
     """``items`` cut into consecutive pieces of ``sizes[i]`` items each, by slicing: for a list or
     a memoryview, in C, one slice per piece.
 
