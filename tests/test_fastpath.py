@@ -133,3 +133,19 @@ def test_a_str_subclass_is_text():
     plain, plain_counts = tokenize_batch(["Rain today", "rain TODAY", "Şu an"])
     assert counts.tolist() == plain_counts.tolist() == [2, 2, 2]
     assert hashes.tolist() == plain.tolist()
+
+
+def test_every_byte_is_split_as_the_table_says():
+    from neardup_lab.fastpath import _ENDS_WORD, _in_word, _lowered
+
+    every_byte = np.arange(256, dtype=np.uint8)
+    inside = _in_word(_lowered(every_byte))
+    assert not inside[0] and not inside[-1]  # the margins
+    assert inside[1:-1].tolist() == [not ends for ends in _ENDS_WORD]
+
+
+@pytest.mark.parametrize("byte", [0, 8, 9, 13, 14, 27, 28, 31, 127, 128, 255])
+def test_control_bytes_split_as_str_split_does(byte):
+    text = f"rain{chr(byte)}today" if byte < 128 else "rain\u00e9today"
+    hashes, counts = tokenize_batch([text])
+    assert counts.tolist() == [len(text.split()) if byte < 128 else 1]
