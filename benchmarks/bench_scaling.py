@@ -38,7 +38,7 @@ SETTINGS = Settings(scheme="one-permutation")
 
 def sign_chunks(docs: list[str], bounds: list[tuple[int, int]]) -> None:
     for start, stop in bounds:
-        prepare(docs[start:stop], SETTINGS)
+        prepare(docs[start:stop], SETTINGS, ids="raw")
 
 
 def sign_in_two_processes(docs: list[str], bounds: list[tuple[int, int]]) -> None:
@@ -74,8 +74,8 @@ def main() -> None:
             lambda: sign_in_two_processes(docs, bounds),
         ),
         "prepare_many, n_jobs=1 vs 2 (threads)": (
-            lambda: prepare_many(docs, SETTINGS, n_jobs=1),
-            lambda: prepare_many(docs, SETTINGS, n_jobs=2),
+            lambda: prepare_many(docs, SETTINGS, n_jobs=1, ids="raw"),
+            lambda: prepare_many(docs, SETTINGS, n_jobs=2, ids="raw"),
         ),
         "dedup, n_jobs=1 vs 2": (
             lambda: dedup(docs, scheme=SETTINGS.scheme, n_jobs=1),

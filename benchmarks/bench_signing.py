@@ -81,7 +81,7 @@ def main() -> None:
     one_permutation = Settings(num_perm=k, scheme="one-permutation")
 
     def fast_path(texts: list[str] = texts) -> None:
-        prepare_many(texts, one_permutation, n_jobs=1)
+        prepare_many(texts, one_permutation, n_jobs=1, ids="raw")
 
     def shingles_then_datasketch() -> None:
         for t in texts:

@@ -22,6 +22,7 @@ memory to a cluster per document; the numba function is compiled before the cloc
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import subprocess
@@ -39,6 +40,7 @@ from common import machine_line  # noqa: E402
 
 from neardup_lab import pipeline  # noqa: E402
 from neardup_lab.fastpath import _IN_WORD_TABLE, _LANE_MIX, _LENGTH_MIX, _POLY  # noqa: E402
+from neardup_lab.idsets import ShingleIds  # noqa: E402
 from neardup_lab.oph import _seed_offset, densify  # noqa: E402
 from neardup_lab.settings import Settings  # noqa: E402
 from neardup_lab.spans import chunk_bounds, span_positions  # noqa: E402
@@ -115,28 +117,31 @@ def _sign_ascii(buf, starts, ends, in_word, k, num_perm, seed_offset, poly, lane
     return hashes[:words], word_counts, ids[:made], id_counts, sigs
 
 
-def prepare_compiled(docs, settings: Settings, sets: bool = True) -> pipeline.Prepared:
+def prepare_compiled(docs, settings: Settings, ids: str = "sets") -> pipeline.Prepared:
     """``pipeline.prepare`` with its ASCII documents signed by :func:`_sign_ascii`."""
     ascii = np.fromiter(map(str.isascii, docs), dtype=np.bool_, count=len(docs))
     if not ascii.any() or settings.scheme != SCHEME or settings.shingle != "word":
-        return _numpy_prepare(docs, settings, sets)
+        return _numpy_prepare(docs, settings, ids)
     fast = np.flatnonzero(ascii)
     parts = [docs[i].encode("ascii") for i in fast.tolist()]
     sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     starts = np.cumsum(sizes + 1) - sizes - 1
     buf = np.frombuffer(b" ".join(parts), dtype=np.uint8)
-    hashes, counts, ids, id_counts, sigs = _sign_ascii(
+    hashes, counts, shingles, id_counts, sigs = _sign_ascii(
         buf, starts, starts + sizes, _IN_WORD_TABLE, settings.k, settings.num_perm,
         _seed_offset(settings.seed, 0x0E1), _POLY, _LANE_MIX, _LENGTH_MIX,
     )  # fmt: skip
     fast_sigs = densify(sigs, settings.seed)
     fast_keys = pipeline.exact_keys(hashes, counts)
-    fast_sets = pack_id_sets(ids, id_counts) if sets else IdSets.empty()  # numpy sorts faster
+    if ids == "sets":
+        fast_sets = pack_id_sets(shingles, id_counts)  # numpy sorts faster
+    else:
+        fast_sets = ShingleIds(shingles, np.r_[0, np.cumsum(id_counts)]) if ids == "raw" else IdSets.empty()
     if ascii.all():
         return pipeline.Prepared(fast_keys, fast_sets, fast_sigs)
     # Documents that are not ASCII take the package's path; both go back into document order.
     slow = np.flatnonzero(~ascii)
-    other = _numpy_prepare([docs[i] for i in slow.tolist()], settings, sets)
+    other = _numpy_prepare([docs[i] for i in slow.tolist()], settings, ids)
     keys: list[bytes] = [b""] * len(docs)
     for i, key in zip(fast.tolist(), fast_keys):
         keys[i] = key
@@ -144,7 +149,7 @@ def prepare_compiled(docs, settings: Settings, sets: bool = True) -> pipeline.Pr
         keys[i] = key
     signatures = np.empty((len(docs), settings.num_perm), dtype=np.uint32)
     signatures[fast], signatures[slow] = fast_sigs, other.signatures
-    if not sets:
+    if ids == "none":
         return pipeline.Prepared(keys, IdSets.empty(), signatures)
     lengths = np.zeros(len(docs), dtype=np.int64)
     lengths[fast], lengths[slow] = np.diff(fast_sets.offsets), np.diff(other.sets.offsets)
@@ -152,7 +157,8 @@ def prepare_compiled(docs, settings: Settings, sets: bool = True) -> pipeline.Pr
     starts_of[fast] = fast_sets.offsets[:-1]
     starts_of[slow] = len(fast_sets.ids) + other.sets.offsets[:-1]
     both = np.concatenate([fast_sets.ids, other.sets.ids])
-    merged = IdSets(both[span_positions(starts_of, lengths)], np.r_[0, np.cumsum(lengths)].astype(np.int64))
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    merged = type(fast_sets)(both[span_positions(starts_of, lengths)], offsets)
     return pipeline.Prepared(keys, merged, signatures)
 
 
@@ -160,10 +166,11 @@ _numpy_prepare = pipeline.prepare
 
 
 def check_same_bits(docs: list[str], settings: Settings) -> None:
-    """The prototype's keys, id sets and signatures equal the package's, or stop."""
-    for start in range(0, len(docs), 997):
+    """The prototype's keys, ids (sorted, and in text order) and signatures equal the
+    package's, or stop."""
+    for start, form in itertools.product(range(0, len(docs), 997), ("sets", "raw")):
         chunk = docs[start : start + 997]
-        ours, theirs = prepare_compiled(chunk, settings), _numpy_prepare(chunk, settings)
+        ours, theirs = prepare_compiled(chunk, settings, form), _numpy_prepare(chunk, settings, form)
         same = (
             ours.keys == theirs.keys
             and np.array_equal(ours.sets.ids, theirs.sets.ids)

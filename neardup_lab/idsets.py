@@ -11,24 +11,27 @@ documents of candidate pairs are ever read, so :func:`jaccard_from_texts` derive
 their ids again, a bounded slice of pairs at a time, instead of holding them all:
 the same scores, for the time of deriving them (about as long as signing them).
 :func:`~neardup_lab.pipeline.dedup` keeps the ids of the first documents, up to
-:data:`~neardup_lab.pipeline.IDS_BUDGET` bytes, and derives only the others'.
+:data:`~neardup_lab.pipeline.IDS_BUDGET` bytes, and derives only the others'. It
+keeps them in text order (:class:`ShingleIds`) and sorts, once banding is done,
+only those of documents in a band group: the others are never read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from .fastpath import ngram_ids, tokenize_batch
 from .hashing import hash_shingles
 from .settings import Settings
-from .spans import chunk_bounds, span_positions
+from .spans import chunk_bounds, reserve, span_positions
 from .text import char_shingles
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets
 from .workers import ordered_map
 
-__all__ = ["unsorted_shingle_ids", "shingle_id_sets", "jaccard_from_texts"]
+__all__ = ["unsorted_shingle_ids", "ShingleIds", "shingle_id_sets", "jaccard_from_texts"]
 
 #: Characters of text one slice of pairs derives ids for, counted per pair (so a document in
 #: several pairs counts several times): about a million distinct characters, whose word
@@ -38,6 +41,8 @@ _SLICE_CHARS = 2_000_000
 _LONG_CHARS = _SLICE_CHARS // 16
 #: Pairs scored together at most (the ids of up to twice as many documents).
 _SLICE_PAIRS = 4096
+#: Ids (and documents) that :meth:`ShingleIds.sets` sorts together at most, as prepare's chunks.
+_SORT_IDS, _SORT_DOCS = 500_000, 2000
 
 
 def unsorted_shingle_ids(
@@ -61,6 +66,59 @@ def unsorted_shingle_ids(
     per_doc = [hash_shingles(char_shingles(doc, settings.k)) for doc in docs]
     counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
     return (np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)), counts
+
+
+class ShingleIds(NamedTuple):
+    """Each document's shingle ids in text order, repeats included: document ``d`` owns
+    ``ids[offsets[d] : offsets[d + 1]]``.
+
+    What signing reads, before the sorting verification needs.
+    :func:`~neardup_lab.pipeline.dedup` keeps its ids this way and sorts those
+    of the documents in some band group only (:meth:`sets`): the others are
+    never verified, and sorting is most of the cost of an id set.
+    """
+
+    ids: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def documents(self) -> int:
+        """How many documents the ids cover.
+
+        >>> ShingleIds(np.array([7, 3, 7], dtype=np.uint64), np.array([0, 3])).documents
+        1
+        """
+        return len(self.offsets) - 1
+
+    def sets(self, wanted: np.ndarray, n_jobs: int = 1) -> IdSets:
+        """The sorted distinct ids of the documents where ``wanted`` is true (one bool per
+        document); the others get no ids. Sorted a few thousand documents at a time, on
+        ``n_jobs`` threads (numpy sorts without the interpreter lock).
+
+        >>> raw = ShingleIds(np.array([7, 3, 7, 5, 9, 9], dtype=np.uint64), np.array([0, 3, 4, 6]))
+        >>> sets = raw.sets(np.array([True, False, True]))
+        >>> sets.ids.tolist(), sets.offsets.tolist()
+        ([3, 7, 9], [0, 2, 2, 3])
+        """
+        wanted = np.asarray(wanted, dtype=bool)
+        if wanted.shape != (self.documents,):
+            wants = f"one bool per document ({self.documents})"
+            raise ValueError(f"wanted needs {wants}, got shape {wanted.shape}")
+        docs = np.flatnonzero(wanted)
+        starts, counts = self.offsets[docs], np.diff(self.offsets)[docs]
+        bounds = list(chunk_bounds(counts, _SORT_IDS, _SORT_DOCS))
+
+        def sort(bound: tuple[int, int]) -> IdSets:
+            part = slice(*bound)
+            return pack_id_sets(self.ids[span_positions(starts[part], counts[part])], counts[part])
+
+        ids = reserve((int(counts.sum()),), np.uint64)  # distinct ids are at most as many
+        lengths, at = np.zeros(self.documents, dtype=np.int64), 0
+        for (first, stop), part in zip(bounds, ordered_map(sort, bounds, n_jobs)):
+            ids[at : at + len(part.ids)] = part.ids
+            lengths[docs[first:stop]] = np.diff(part.offsets)
+            at += len(part.ids)
+        return IdSets(ids[:at], np.r_[0, np.cumsum(lengths)].astype(np.int64))
 
 
 def shingle_id_sets(docs: Sequence[str], settings: Settings) -> IdSets:

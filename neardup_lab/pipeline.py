@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from .clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from .fastpath import tokenize_batch
-from .idsets import jaccard_from_texts, unsorted_shingle_ids
+from .idsets import ShingleIds, jaccard_from_texts, unsorted_shingle_ids
 from .lsh import band_groups
 from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
@@ -110,38 +110,50 @@ class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
     ``sets`` holds each document's distinct shingle ids, sorted: what exact
-    verification (:func:`~neardup_lab.verify.jaccard_of_pairs`) reads. When
-    :func:`prepare_many` is given a budget for ids, they cover only the first
-    documents (as many as fit; ``sets.documents`` of them).
+    verification (:func:`~neardup_lab.verify.jaccard_of_pairs`) reads; or, when
+    asked for (``ids="raw"``), the ids in text order as a
+    :class:`~neardup_lab.idsets.ShingleIds`, for a caller that sorts only the
+    documents it will verify. When :func:`prepare_many` is given a budget for
+    ids, they cover only the first documents (as many as fit; ``sets.documents``
+    of them).
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
     """
 
     keys: list[bytes]
-    sets: IdSets
+    sets: IdSets | ShingleIds
     signatures: np.ndarray
 
 
-def prepare(docs: Sequence[str], settings: Settings, sets: bool = True) -> Prepared:
+#: What :func:`prepare` keeps of the shingle ids: sorted id sets, ids in text order, or none.
+ID_FORMS = ("sets", "raw", "none")
+
+
+def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepared:
     """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
 
     Words and their hashes come from :mod:`~neardup_lab.fastpath`, shingle ids from
     :func:`~neardup_lab.idsets.unsorted_shingle_ids` (one id per
     :func:`~neardup_lab.text.word_shingles` shingle); signatures from
     :meth:`~neardup_lab.minhash.MinHasher.signatures_flat`, for the first copy of
-    each normalised text only. With ``sets=False`` the ids are not sorted into id
-    sets (``sets`` then covers no document), for a caller that will not verify them.
+    each normalised text only. ``ids`` says what to keep of the shingle ids:
+    ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.verify.pack_id_sets`);
+    ``"raw"``, the ids in text order, unsorted (:class:`~neardup_lab.idsets.ShingleIds`);
+    ``"none"``, nothing (``sets`` then covers no document).
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
     (True, [0, 2, 4, 5])
     >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1)).sets.offsets.tolist()  # distinct ids
     [0, 1]
+    >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1), ids="raw").sets.offsets.tolist()
+    [0, 3]
     """
+    _check_id_form(ids)
     tokens = tokenize_batch(docs)
     keys = exact_keys(*tokens)
-    ids, counts = unsorted_shingle_ids(docs, settings, tokens)
+    shingles, counts = unsorted_shingle_ids(docs, settings, tokens)
     first: dict[bytes, int] = {}
     first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
     signed = first_of == np.arange(len(keys))
@@ -149,10 +161,22 @@ def prepare(docs: Sequence[str], settings: Settings, sets: bool = True) -> Prepa
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
     lengths = counts[signed]
     # Gather the ids of the documents to sign only when some are copies (usually none are).
-    to_sign = ids if signed.all() else ids[span_positions((np.cumsum(counts) - counts)[signed], lengths)]
+    starts = np.cumsum(counts) - counts
+    to_sign = shingles if signed.all() else shingles[span_positions(starts[signed], lengths)]
     signatures[signed] = hasher.signatures_flat(to_sign, lengths)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
-    return Prepared(keys, pack_id_sets(ids, counts) if sets else IdSets.empty(), signatures)
+    if ids == "sets":
+        sets: IdSets | ShingleIds = pack_id_sets(shingles, counts)
+    elif ids == "raw":
+        sets = ShingleIds(shingles, np.r_[starts, len(shingles)])
+    else:
+        sets = IdSets.empty()
+    return Prepared(keys, sets, signatures)
+
+
+def _check_id_form(ids: object) -> None:
+    if ids not in ID_FORMS:
+        raise ValueError(f"ids must be one of {', '.join(map(repr, ID_FORMS))}, got {ids!r}")
 
 
 def _id_room(chars: int, n: int, settings: Settings) -> int:
@@ -167,6 +191,7 @@ def prepare_many(
     n_jobs: int = 1,
     progress: bool = False,
     ids_budget: int | None = None,
+    ids: str = "sets",
 ) -> Prepared:
     """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
 
@@ -174,7 +199,8 @@ def prepare_many(
     each chunk's results are copied out as it finishes, so memory stays about
     one copy of the shingle ids; with ``ids_budget`` (bytes), only the ids of the
     first documents that fit in it are kept (verification derives the others
-    again, :func:`~neardup_lab.idsets.jaccard_from_texts`). Threads, not
+    again, :func:`~neardup_lab.idsets.jaccard_from_texts`); ``ids`` is :func:`prepare`'s
+    (in text order, ``"raw"``, they take as much memory as sorted). Threads, not
     processes: most of :func:`prepare` is numpy passes over a whole chunk, which
     run without the interpreter lock, and threads read the texts where they are
     (see :mod:`~neardup_lab.workers`). The answer does not depend on ``n_jobs``.
@@ -185,13 +211,14 @@ def prepare_many(
     >>> prepare_many(docs, settings, ids_budget=16).sets.offsets.tolist()  # the first 2 ids fit
     [0, 2]
     """
+    _check_id_form(ids)
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     bounds = list(chunk_bounds(lengths, _CHUNK_CHARS, _CHUNK))
-    collected = _Collected(lengths, settings, ids_budget)
+    collected = _Collected(lengths, settings, ids_budget, ShingleIds if ids == "raw" else IdSets)
     with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
         def prepare_chunk(bound: tuple[int, int]) -> Prepared:
-            return prepare(docs[bound[0] : bound[1]], settings, sets=not collected.full)
+            return prepare(docs[bound[0] : bound[1]], settings, "none" if collected.full else ids)
 
         parts = ordered_map(prepare_chunk, bounds, n_jobs)
         for (start, stop), part in zip(bounds, parts):
@@ -209,8 +236,11 @@ class _Collected:
     document that would take them beyond ``ids_budget`` bytes.
     """
 
-    def __init__(self, lengths: np.ndarray, settings: Settings, ids_budget: int | None) -> None:
+    def __init__(
+        self, lengths: np.ndarray, settings: Settings, ids_budget: int | None, form: type = IdSets
+    ) -> None:
         hasher = settings.hasher()
+        self.form = form  # IdSets, or ShingleIds for ids in text order
         n = len(lengths)
         self.most_ids = sys.maxsize if ids_budget is None else ids_budget // 8
         self.ids = reserve((min(_id_room(int(lengths.sum()), n, settings), self.most_ids),), np.uint64)
@@ -243,7 +273,7 @@ class _Collected:
 
     def result(self) -> Prepared:
         offsets = self.offsets[: self.kept + 1]
-        return Prepared(self.keys, IdSets(self.ids[: offsets[-1]], offsets), self.signatures)
+        return Prepared(self.keys, self.form(self.ids[: offsets[-1]], offsets), self.signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:
@@ -319,6 +349,8 @@ def keep_verified(
     if settings.verify == "exact":
         if score is None and prepared.sets.documents < len(prepared.keys):
             raise ValueError("exact verification needs every document's id set, or a score function")
+        if score is None and not isinstance(prepared.sets, IdSets):
+            raise ValueError("exact verification reads sorted id sets: prepare with ids='sets'")
         exact = score or partial(jaccard_of_pairs, prepared.sets)
         return lambda pairs: exact(pairs) >= settings.threshold
     if settings.verify == "none":
@@ -383,7 +415,8 @@ def dedup(
     least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
     candidate), skipping pairs already joined (:func:`~neardup_lab.verify.verified_edges`;
     the shingle ids of documents beyond :data:`IDS_BUDGET` bytes are not kept but
-    derived again for the pairs that need them);
+    derived again for the pairs that need them, and the kept ids are sorted only
+    for the documents in some band group);
     connected components are the clusters and
     :func:`~neardup_lab.clusters.choose_keepers` picks one per cluster.
 
@@ -417,7 +450,8 @@ def dedup(
     # Signing runs first (it also computes the exact-copy keys) but is reported after the
     # exact pass, in the order the stages are taught.
     started = time.perf_counter()
-    prepared = prepare_many(docs, settings, jobs, show, IDS_BUDGET if settings.verify == "exact" else 0)
+    exact = settings.verify == "exact"
+    prepared = prepare_many(docs, settings, jobs, show, IDS_BUDGET if exact else 0, ids="raw")
     signing = {"signed": len(docs), "seconds": time.perf_counter() - started}
     clock = _Clock()
 
@@ -442,14 +476,22 @@ def dedup(
     del signatures
     if settings.verify != "estimate":  # banding was the signatures' last use: free them
         prepared = prepared._replace(signatures=np.empty((0, settings.num_perm), prepared.signatures.dtype))
+    started = time.perf_counter()
+    if exact:  # only documents in a band group are ever verified: sort only their ids
+        in_groups = np.zeros(len(docs), dtype=bool)
+        for band in groups:
+            in_groups[band.order] = True
+        prepared = prepared._replace(sets=prepared.sets.sets(in_groups[: prepared.sets.documents], jobs))
+    sorting = time.perf_counter() - started
     with _exact_scorer(docs, settings, prepared.sets, jobs) as score:
         found = verified_edges(len(docs), groups, keep_verified(settings, prepared, score), joined=copies)
     del prepared, groups  # the clusters need only the pairs
     verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
     clock.lap("candidates", pairs=found.checked)
-    # The checks run inside the banding loop; report their time as its own stage.
-    clock.stats["candidates"]["seconds"] -= found.seconds
-    clock.stats["verified"] = {"pairs": len(verified), "seconds": found.seconds}
+    # The checks run inside the banding loop; report their time, and that of sorting the ids
+    # they read, as its own stage.
+    clock.stats["candidates"]["seconds"] -= found.seconds + sorting
+    clock.stats["verified"] = {"pairs": len(verified), "seconds": found.seconds + sorting}
 
     clusters = clusters_from_pair_array(len(docs), np.concatenate([copies, verified]))
     keepers = choose_keepers(

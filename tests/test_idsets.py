@@ -7,9 +7,9 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from neardup_lab import dedup, idsets, make_corpus, pipeline
-from neardup_lab.idsets import jaccard_from_texts, shingle_id_sets
+from neardup_lab.idsets import ShingleIds, jaccard_from_texts, shingle_id_sets
 from neardup_lab.settings import Settings
-from neardup_lab.verify import jaccard_of_pairs
+from neardup_lab.verify import jaccard_of_pairs, pack_id_sets
 
 # Typographic quotes, accents, a ligature that NFKC splits, a separator outside ASCII.
 _MIXED = ["Café “déjà vu” ﬁne", "ÉCOLE—fermée", "rain rain today", "", "a\u00a0b c", "Straße STRASSE"]
@@ -26,9 +26,13 @@ def test_shingle_id_sets_are_the_sets_prepare_signs(docs, shingle, k):
     prepared, sets = pipeline.prepare(docs, settings), shingle_id_sets(docs, settings)
     assert np.array_equal(prepared.sets.offsets, sets.offsets)
     assert np.array_equal(prepared.sets.ids, sets.ids)
-    unsorted = pipeline.prepare(docs, settings, sets=False)  # signed from ids in text order
+    unsorted = pipeline.prepare(docs, settings, ids="none")  # signed from ids in text order
     assert len(unsorted.sets.offsets) == 1 and unsorted.keys == prepared.keys
     assert np.array_equal(unsorted.signatures, prepared.signatures)
+    raw = pipeline.prepare(docs, settings, ids="raw")
+    assert isinstance(raw.sets, ShingleIds) and np.array_equal(raw.signatures, prepared.signatures)
+    every = raw.sets.sets(np.ones(len(docs), dtype=bool))
+    assert np.array_equal(every.offsets, sets.offsets) and np.array_equal(every.ids, sets.ids)
 
 
 @pytest.mark.parametrize("shingle", ["word", "char"])
@@ -125,3 +129,32 @@ def test_a_long_document_in_many_pairs_is_derived_once_per_slice_not_once_per_pa
     short_chars = sum(map(len, docs[1:]))  # the long document's partners, each once
     assert len(derived_long) <= 2 + short_chars // idsets._SLICE_CHARS
     assert np.array_equal(scores, jaccard_of_pairs(derive(docs, Settings(k=3)), pairs))
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(0, 2**32 - 1))
+@hypothesis_settings(max_examples=60, deadline=None)
+def test_sorting_some_documents_gives_their_sets_and_leaves_the_others_empty(wanted, seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 12, len(wanted))
+    ids = rng.integers(0, 20, int(counts.sum())).astype(np.uint64)  # repeats within documents
+    raw = ShingleIds(ids, np.r_[0, np.cumsum(counts)])
+    every = pack_id_sets(ids, counts)
+    for n_jobs in (1, 2):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(idsets, "_SORT_DOCS", 3)  # many pieces
+            some = raw.sets(np.array(wanted), n_jobs)
+        for doc, want in enumerate(wanted):
+            assert some.of(doc).tolist() == (every.of(doc).tolist() if want else [])
+
+
+def test_sorting_needs_one_bool_per_document():
+    raw = ShingleIds(np.array([7, 3], dtype=np.uint64), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match=r"one bool per document \(2\), got shape \(3,\)"):
+        raw.sets(np.ones(3, dtype=bool))
+
+
+def test_an_unknown_id_form_is_refused():
+    with pytest.raises(ValueError, match="ids must be one of 'sets', 'raw', 'none', got 'sorted'"):
+        pipeline.prepare_many(["rain"], Settings(num_perm=8), ids="sorted")
+    with pytest.raises(ValueError, match="prepare with ids='sets'"):
+        pipeline.keep_verified(Settings(k=1), pipeline.prepare(["a b"], Settings(num_perm=8, k=1), ids="raw"))
