@@ -14,7 +14,6 @@ from functools import lru_cache, partial
 from typing import NamedTuple
 
 import numpy as np
-from scipy.integrate import quad
 
 from .hashing import splitmix64
 from .spans import span_positions
@@ -84,11 +83,15 @@ def approx_threshold(bands: int, rows: int) -> float:
 
 
 def _false_positive_area(threshold: float, bands: int, rows: int) -> float:
+    from scipy.integrate import quad  # here, not at import: scipy.integrate takes 0.2 s to load
+
     area, _ = quad(lambda s: 1 - (1 - s ** float(rows)) ** float(bands), 0.0, threshold)
     return area
 
 
 def _false_negative_area(threshold: float, bands: int, rows: int) -> float:
+    from scipy.integrate import quad
+
     area, _ = quad(lambda s: 1 - (1 - (1 - s ** float(rows)) ** float(bands)), threshold, 1.0)
     return area
 
