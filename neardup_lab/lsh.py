@@ -9,7 +9,7 @@ probability ``1 - (1 - s**rows)**bands``: the S-curve.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from functools import lru_cache, partial
 from typing import NamedTuple
 
@@ -82,18 +82,10 @@ def approx_threshold(bands: int, rows: int) -> float:
     return (1.0 / bands) ** (1.0 / rows)
 
 
-def _false_positive_area(threshold: float, bands: int, rows: int) -> float:
+def _area(curve: Callable[[float], float], low: float, high: float) -> float:
     from scipy.integrate import quad  # here, not at import: scipy.integrate takes 0.2 s to load
 
-    area, _ = quad(lambda s: 1 - (1 - s ** float(rows)) ** float(bands), 0.0, threshold)
-    return area
-
-
-def _false_negative_area(threshold: float, bands: int, rows: int) -> float:
-    from scipy.integrate import quad
-
-    area, _ = quad(lambda s: 1 - (1 - (1 - s ** float(rows)) ** float(bands)), threshold, 1.0)
-    return area
+    return quad(curve, low, high)[0]
 
 
 class ErrorAreas(NamedTuple):
@@ -112,7 +104,9 @@ def error_areas(threshold: float, bands: int, rows: int) -> ErrorAreas:
     (0.0253, 0.0333)
     """
     bands, rows = check_banding(bands, rows)
-    below, above = _false_positive_area(threshold, bands, rows), _false_negative_area(threshold, bands, rows)
+    r, b = float(rows), float(bands)
+    below = _area(lambda s: 1 - (1 - s**r) ** b, 0.0, threshold)
+    above = _area(lambda s: 1 - (1 - (1 - s**r) ** b), threshold, 1.0)
     return ErrorAreas(below, above)
 
 
