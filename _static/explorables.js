@@ -511,406 +511,57 @@
   //
   // neardup_lab.lsh: s_curve = 1 - (1 - s^r)^b; approx_threshold = (1/b)^(1/r); the
   // false-positive area is the integral of the S-curve over [0, t] and the false-
-  // negative area that of 1 - S-curve over [t, 1], both by scipy.integrate.quad with its
-  // defaults; optimal_params tries bands 1..n, then rows 1..floor(n/bands), and keeps
-  // the first (bands, rows) with the strictly smallest fp_weight * fp + fn_weight * fn.
+  // negative area that of 1 - S-curve over [t, 1]; optimal_params tries bands 1..n, then
+  // rows 1..floor(n/bands), and keeps the first (bands, rows) with the strictly smallest
+  // fp_weight * fp + fn_weight * fn.
   //
-  // quad is QUADPACK's QAGS: 21-point Gauss-Kronrod on an interval, bisection of the
-  // interval with the largest error estimate, and Wynn's epsilon algorithm to
-  // extrapolate. It is reproduced here step by step (QUADPACK's dqagse, dqk21, dqpsrt,
-  // dqelg, with its 1-based arrays) so that the areas, and so the chosen (bands, rows),
-  // are the package's to the last few bits rather than merely close.
+  // Both areas are in closed form, as in lsh.py. With u = s^r and a = 1/r, the integral
+  // of (1 - s^r)^b over [0, t] is (1/r) B(t^r; a, b + 1), an incomplete beta function, and
+  // over [0, 1] it is the complete (1/r) B(a, b + 1) = prod_{k=1..b} k / (k + a). lsh.py
+  // calls scipy.special.betainc; here the incomplete beta is its continued fraction
+  // (modified Lentz), taken on the side of the mean where it converges fast, so that the
+  // area on that side comes without cancellation. Both agree to about 1e-13.
 
-  const EPMACH = Number.EPSILON;
-  const UFLOW = 2.2250738585072014e-308;
-  const OFLOW = Number.MAX_VALUE;
+  const LENTZ_TINY = 1e-300;
 
-  // Nodes and weights of the 21-point Kronrod rule and of the 10-point Gauss rule in it.
-  const XGK = [
-    0.995657163025808080735527280689003, 0.973906528517171720077964012084452, 0.930157491355708226001207180059508,
-    0.865063366688984510732096688423493, 0.780817726586416897063717578345042, 0.679409568299024406234327365114874,
-    0.562757134668604683339000099272694, 0.433395394129247190799265943165784, 0.294392862701460198131126603103866,
-    0.14887433898163121088482600112972, 0.0,
-  ];
-  const WGK = [
-    0.011694638867371874278064396062192, 0.03255816230796472747881897245939, 0.05475589657435199603138130024458,
-    0.07503967481091995276704314091619, 0.093125454583697605535065465083366, 0.109387158802297641899210590325805,
-    0.123491976262065851077208929457505, 0.134709217311473325928054001771707, 0.142775938577060080797094273138717,
-    0.147739104901338491374841515972068, 0.149445554002916905664936468389821,
-  ];
-  const WG = [
-    0.066671344308688137593568809893332, 0.149451349150580593145776339657697, 0.219086362515982043995534934228163,
-    0.269266719309996355091226921569469, 0.295524224714752870173892994651338,
-  ];
-
-  /** dqk21: the Kronrod estimate on [a, b], its error estimate, and the two absolute integrals. */
-  function qk21(f, a, b) {
-    const centr = 0.5 * (a + b);
-    const hlgth = 0.5 * (b - a);
-    const dhlgth = Math.abs(hlgth);
-    const fv1 = new Array(10);
-    const fv2 = new Array(10);
-    let resg = 0.0;
-    const fc = f(centr);
-    let resk = WGK[10] * fc;
-    let resabs = Math.abs(resk);
-    for (let j = 1; j <= 5; j++) {
-      const jtw = 2 * j - 1; // Fortran's 2j, 0-based
-      const absc = hlgth * XGK[jtw];
-      const fval1 = f(centr - absc);
-      const fval2 = f(centr + absc);
-      fv1[jtw] = fval1;
-      fv2[jtw] = fval2;
-      const fsum = fval1 + fval2;
-      resg = resg + WG[j - 1] * fsum;
-      resk = resk + WGK[jtw] * fsum;
-      resabs = resabs + WGK[jtw] * (Math.abs(fval1) + Math.abs(fval2));
+  /** The continued fraction of the incomplete beta function B(x; a, b). */
+  function betaFraction(a, b, x) {
+    let c = 1.0;
+    let d = 1.0 - ((a + b) * x) / (a + 1.0);
+    if (Math.abs(d) < LENTZ_TINY) d = LENTZ_TINY;
+    d = 1.0 / d;
+    let fraction = d;
+    const step = (term) => {
+      d = 1.0 + term * d;
+      if (Math.abs(d) < LENTZ_TINY) d = LENTZ_TINY;
+      c = 1.0 + term / c;
+      if (Math.abs(c) < LENTZ_TINY) c = LENTZ_TINY;
+      d = 1.0 / d;
+      return d * c;
+    };
+    for (let m = 1; m <= 100000; m++) {
+      fraction *= step((m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m)));
+      const change = step((-(a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1)));
+      fraction *= change;
+      if (Math.abs(change - 1.0) < 1e-16) break;
     }
-    for (let j = 1; j <= 5; j++) {
-      const jtwm1 = 2 * j - 2; // Fortran's 2j - 1, 0-based
-      const absc = hlgth * XGK[jtwm1];
-      const fval1 = f(centr - absc);
-      const fval2 = f(centr + absc);
-      fv1[jtwm1] = fval1;
-      fv2[jtwm1] = fval2;
-      const fsum = fval1 + fval2;
-      resk = resk + WGK[jtwm1] * fsum;
-      resabs = resabs + WGK[jtwm1] * (Math.abs(fval1) + Math.abs(fval2));
-    }
-    const reskh = resk * 0.5;
-    let resasc = WGK[10] * Math.abs(fc - reskh);
-    for (let j = 0; j < 10; j++) resasc = resasc + WGK[j] * (Math.abs(fv1[j] - reskh) + Math.abs(fv2[j] - reskh));
-    const value = resk * hlgth;
-    resabs = resabs * dhlgth;
-    resasc = resasc * dhlgth;
-    let abserr = Math.abs((resk - resg) * hlgth);
-    if (resasc !== 0.0 && abserr !== 0.0) abserr = resasc * Math.min(1.0, Math.pow((200.0 * abserr) / resasc, 1.5));
-    if (resabs > UFLOW / (50.0 * EPMACH)) abserr = Math.max(EPMACH * 50.0 * resabs, abserr);
-    return { value, abserr, resabs, resasc };
+    return fraction;
   }
 
-  /** dqpsrt: keep iord[1..] pointing at the error estimates in descending order. */
-  function qpsrt(limit, last, s, elist, iord) {
-    if (last <= 2) {
-      iord[1] = 1;
-      iord[2] = 2;
-    } else {
-      const errmax = elist[s.maxerr];
-      if (s.nrmax !== 1) {
-        const ido = s.nrmax - 1;
-        for (let i = 1; i <= ido; i++) {
-          const isucc = iord[s.nrmax - 1];
-          if (errmax <= elist[isucc]) break;
-          iord[s.nrmax] = isucc;
-          s.nrmax -= 1;
-        }
-      }
-      let jupbn = last;
-      if (last > Math.trunc(limit / 2) + 2) jupbn = limit + 3 - last;
-      const errmin = elist[last];
-      const jbnd = jupbn - 1;
-      const ibeg = s.nrmax + 1;
-      let i = ibeg;
-      let found = false;
-      for (; i <= jbnd; i++) {
-        const isucc = iord[i];
-        if (errmax >= elist[isucc]) {
-          found = true;
-          break;
-        }
-        iord[i - 1] = isucc;
-      }
-      if (!found) {
-        iord[jbnd] = s.maxerr;
-        iord[jupbn] = last;
-      } else {
-        iord[i - 1] = s.maxerr;
-        let k = jbnd;
-        let placed = false;
-        for (let j = i; j <= jbnd; j++) {
-          const isucc = iord[k];
-          if (errmin < elist[isucc]) {
-            iord[k + 1] = last;
-            placed = true;
-            break;
-          }
-          iord[k + 1] = isucc;
-          k -= 1;
-        }
-        if (!placed) iord[i] = last;
-      }
+  /** The two integrals of (1 - s^r)^b, over [0, t] and over [t, 1]. */
+  function missedMass(threshold, bands, rows) {
+    const a = 1.0 / rows;
+    const b = bands + 1.0;
+    const x = threshold ** rows;
+    let whole = 1.0;
+    for (let k = 1; k <= bands; k++) whole *= k / (k + a);
+    const front = threshold * (1.0 - x) ** b; // x^a (1 - x)^b, as x^a = t
+    if (x < (a + 1.0) / (a + b + 2.0)) {
+      const below = front * betaFraction(a, b, x); // (1/r) x^a (1-x)^b / a * fraction, and (1/r) / a = 1
+      return [below, whole - below];
     }
-    s.maxerr = iord[s.nrmax];
-    s.errmax = elist[s.maxerr];
-  }
-
-  /** dqelg: Wynn's epsilon algorithm on epstab[1..n]; updates e.n and e.nres. */
-  function qelg(e, epstab, res3la) {
-    e.nres += 1;
-    let abserr = OFLOW;
-    let value = epstab[e.n];
-    if (e.n >= 3) {
-      const limexp = 50;
-      epstab[e.n + 2] = epstab[e.n];
-      const newelm = Math.trunc((e.n - 1) / 2);
-      epstab[e.n] = OFLOW;
-      const num = e.n;
-      let k1 = e.n;
-      let converged = false;
-      for (let i = 1; i <= newelm; i++) {
-        const k2 = k1 - 1;
-        const k3 = k1 - 2;
-        let res = epstab[k1 + 2];
-        const e0 = epstab[k3];
-        const e1 = epstab[k2];
-        const e2 = res;
-        const e1abs = Math.abs(e1);
-        const delta2 = e2 - e1;
-        const err2 = Math.abs(delta2);
-        const tol2 = Math.max(Math.abs(e2), e1abs) * EPMACH;
-        const delta3 = e1 - e0;
-        const err3 = Math.abs(delta3);
-        const tol3 = Math.max(e1abs, Math.abs(e0)) * EPMACH;
-        if (!(err2 > tol2 || err3 > tol3)) {
-          value = res; // e0, e1 and e2 agree to machine accuracy
-          abserr = err2 + err3;
-          converged = true;
-          break;
-        }
-        const e3 = epstab[k1];
-        epstab[k1] = e1;
-        const delta1 = e1 - e3;
-        const err1 = Math.abs(delta1);
-        const tol1 = Math.max(e1abs, Math.abs(e3)) * EPMACH;
-        if (err1 <= tol1 || err2 <= tol2 || err3 <= tol3) {
-          e.n = i + i - 1;
-          break;
-        }
-        const ss = 1.0 / delta1 + 1.0 / delta2 - 1.0 / delta3;
-        const epsinf = Math.abs(ss * e1);
-        if (!(epsinf > 1.0e-4)) {
-          e.n = i + i - 1;
-          break;
-        }
-        res = e1 + 1.0 / ss;
-        epstab[k1] = res;
-        k1 -= 2;
-        const error = err2 + Math.abs(res - e2) + err3;
-        if (error > abserr) continue;
-        abserr = error;
-        value = res;
-      }
-      if (!converged) {
-        if (e.n === limexp) e.n = 2 * Math.trunc(limexp / 2) - 1;
-        let ib = num % 2 === 0 ? 2 : 1;
-        const ie = newelm + 1;
-        for (let i = 1; i <= ie; i++) {
-          const ib2 = ib + 2;
-          epstab[ib] = epstab[ib2];
-          ib = ib2;
-        }
-        if (num !== e.n) {
-          let indx = num - e.n + 1;
-          for (let i = 1; i <= e.n; i++) {
-            epstab[i] = epstab[indx];
-            indx += 1;
-          }
-        }
-        if (e.nres < 4) {
-          res3la[e.nres] = value;
-          abserr = OFLOW;
-        } else {
-          abserr = Math.abs(value - res3la[3]) + Math.abs(value - res3la[2]) + Math.abs(value - res3la[1]);
-          res3la[1] = res3la[2];
-          res3la[2] = res3la[3];
-          res3la[3] = value;
-        }
-      }
-    }
-    e.value = value;
-    e.abserr = Math.max(abserr, 5.0 * EPMACH * Math.abs(value));
-  }
-
-  /** dqagse with scipy.integrate.quad's defaults: the integral of f over [a, b]. */
-  function quad(f, a, b, epsabs = 1.49e-8, epsrel = 1.49e-8, limit = 50) {
-    const alist = new Float64Array(limit + 2);
-    const blist = new Float64Array(limit + 2);
-    const rlist = new Float64Array(limit + 2);
-    const elist = new Float64Array(limit + 2);
-    const iord = new Int32Array(limit + 2);
-    const rlist2 = new Float64Array(56);
-    const res3la = new Float64Array(4);
-    let ier = 0;
-    let ierro = 0;
-    alist[1] = a;
-    blist[1] = b;
-    const first = qk21(f, a, b);
-    let value = first.value;
-    let abserr = first.abserr;
-    const defabs = first.resabs;
-    const dres = Math.abs(value);
-    let errbnd = Math.max(epsabs, epsrel * dres);
-    rlist[1] = value;
-    elist[1] = abserr;
-    iord[1] = 1;
-    if (abserr <= 100.0 * EPMACH * defabs && abserr > errbnd) ier = 2;
-    if (limit === 1) ier = 1;
-    if (ier !== 0 || (abserr <= errbnd && abserr !== first.resasc) || abserr === 0.0) return value;
-
-    rlist2[1] = value;
-    const s = { maxerr: 1, errmax: abserr, nrmax: 1 };
-    let area = value;
-    let errsum = abserr;
-    abserr = OFLOW;
-    const e = { n: 2, nres: 0, value: 0, abserr: 0 };
-    let ktmin = 0;
-    let extrap = false;
-    let noext = false;
-    let iroff1 = 0;
-    let iroff2 = 0;
-    let iroff3 = 0;
-    const ksgn = dres >= (1.0 - 50.0 * EPMACH) * defabs ? 1 : -1;
-    let small = 0.0;
-    let erlarg = 0.0;
-    let ertest = 0.0;
-    let correc = 0.0;
-    let last = 1;
-    let sumAll = false; // QUADPACK's label 115: the result is the sum over the intervals
-
-    for (last = 2; last <= limit; last++) {
-      const a1 = alist[s.maxerr];
-      const b1 = 0.5 * (alist[s.maxerr] + blist[s.maxerr]);
-      const a2 = b1;
-      const b2 = blist[s.maxerr];
-      const erlast = s.errmax;
-      const left = qk21(f, a1, b1);
-      const right = qk21(f, a2, b2);
-      const area1 = left.value;
-      const error1 = left.abserr;
-      const area2 = right.value;
-      const error2 = right.abserr;
-      const area12 = area1 + area2;
-      const erro12 = error1 + error2;
-      errsum = errsum + erro12 - s.errmax;
-      area = area + area12 - rlist[s.maxerr];
-      if (!(left.resasc === error1 || right.resasc === error2)) {
-        if (!(Math.abs(rlist[s.maxerr] - area12) > 1.0e-5 * Math.abs(area12) || erro12 < 0.99 * s.errmax)) {
-          if (extrap) iroff2 += 1;
-          else iroff1 += 1;
-        }
-        if (last > 10 && erro12 > s.errmax) iroff3 += 1;
-      }
-      rlist[s.maxerr] = area1;
-      rlist[last] = area2;
-      errbnd = Math.max(epsabs, epsrel * Math.abs(area));
-      if (iroff1 + iroff2 >= 10 || iroff3 >= 20) ier = 2;
-      if (iroff2 >= 5) ierro = 3;
-      if (last === limit) ier = 1;
-      if (Math.max(Math.abs(a1), Math.abs(b2)) <= (1.0 + 100.0 * EPMACH) * (Math.abs(a2) + 1000.0 * UFLOW)) ier = 4;
-      if (error2 > error1) {
-        alist[s.maxerr] = a2;
-        alist[last] = a1;
-        blist[last] = b1;
-        rlist[s.maxerr] = area2;
-        rlist[last] = area1;
-        elist[s.maxerr] = error2;
-        elist[last] = error1;
-      } else {
-        alist[last] = a2;
-        blist[s.maxerr] = b1;
-        blist[last] = b2;
-        elist[s.maxerr] = error1;
-        elist[last] = error2;
-      }
-      qpsrt(limit, last, s, elist, iord);
-      if (errsum <= errbnd) {
-        sumAll = true;
-        break;
-      }
-      if (ier !== 0) break;
-      if (last === 2) {
-        small = Math.abs(b - a) * 0.375;
-        erlarg = errsum;
-        ertest = errbnd;
-        rlist2[2] = area;
-        continue;
-      }
-      if (noext) continue;
-      erlarg = erlarg - erlast;
-      if (Math.abs(b1 - a1) > small) erlarg = erlarg + erro12;
-      if (!extrap) {
-        if (Math.abs(blist[s.maxerr] - alist[s.maxerr]) > small) continue;
-        extrap = true;
-        s.nrmax = 2;
-      }
-      if (!(ierro === 3 || erlarg <= ertest)) {
-        // The smallest interval has the largest error: first bisect the larger ones.
-        const id = s.nrmax;
-        let jupbnd = last;
-        if (last > 2 + Math.trunc(limit / 2)) jupbnd = limit + 3 - last;
-        let larger = false;
-        for (let k = id; k <= jupbnd; k++) {
-          s.maxerr = iord[s.nrmax];
-          s.errmax = elist[s.maxerr];
-          if (Math.abs(blist[s.maxerr] - alist[s.maxerr]) > small) {
-            larger = true;
-            break;
-          }
-          s.nrmax += 1;
-        }
-        if (larger) continue;
-      }
-      e.n += 1;
-      rlist2[e.n] = area;
-      qelg(e, rlist2, res3la);
-      ktmin += 1;
-      if (ktmin > 5 && abserr < 1.0e-3 * errsum) ier = 5;
-      if (!(e.abserr >= abserr)) {
-        ktmin = 0;
-        abserr = e.abserr;
-        value = e.value;
-        correc = erlarg;
-        ertest = Math.max(epsabs, epsrel * Math.abs(e.value));
-        if (abserr <= ertest) break;
-      }
-      if (e.n === 1) noext = true;
-      if (ier === 5) break;
-      s.maxerr = iord[1];
-      s.errmax = elist[s.maxerr];
-      s.nrmax = 1;
-      extrap = false;
-      small = small * 0.5;
-      erlarg = errsum;
-    }
-
-    if (!sumAll) {
-      // QUADPACK's labels 100 to 110: keep the extrapolated value unless it looks worse.
-      let check = true; // go to 110 (divergence test) rather than 115 (sum)
-      if (abserr === OFLOW) {
-        sumAll = true;
-      } else if (ier + ierro !== 0) {
-        if (ierro === 3) abserr = abserr + correc;
-        if (ier === 0) ier = 3;
-        if (value !== 0.0 && area !== 0.0) {
-          if (abserr / Math.abs(value) > errsum / Math.abs(area)) sumAll = true;
-        } else if (abserr > errsum) {
-          sumAll = true;
-        } else if (area === 0.0) {
-          check = false;
-        }
-      }
-      if (!sumAll && check) {
-        // The divergence test only sets an error flag, which quad reports as a warning.
-        if (!(ksgn === -1 && Math.max(Math.abs(value), Math.abs(area)) <= defabs * 0.01)) {
-          if (0.01 > value / area || value / area > 100.0 || errsum > Math.abs(area)) ier = 6;
-        }
-      }
-    }
-    if (sumAll) {
-      value = 0.0;
-      for (let k = 1; k <= last; k++) value = value + rlist[k];
-    }
-    return value;
+    const above = (front * betaFraction(b, a, 1.0 - x)) / (rows * b);
+    return [whole - above, above];
   }
 
   /** The S-curve 1 - (1 - s^r)^b, written as lsh.py writes it so the bits agree. */
@@ -923,11 +574,11 @@
   }
 
   function falsePositiveArea(threshold, bands, rows) {
-    return quad((s) => 1 - (1 - s ** rows) ** bands, 0.0, threshold);
+    return threshold - missedMass(threshold, bands, rows)[0];
   }
 
   function falseNegativeArea(threshold, bands, rows) {
-    return quad((s) => 1 - (1 - (1 - s ** rows) ** bands), threshold, 1.0);
+    return missedMass(threshold, bands, rows)[1];
   }
 
   const bestCache = new Map();
@@ -1395,7 +1046,7 @@
     render: renderAll,
     text: { words, wordShingles, jaccard },
     minhash: { generator, simulateAgreements, spreadStandardError },
-    lsh: { quad, sCurve, bend, falsePositiveArea, falseNegativeArea, optimalParams },
+    lsh: { sCurve, bend, falsePositiveArea, falseNegativeArea, optimalParams },
     blocks: { blockWidths, layout, randomCandidates, chanceSeen },
   };
 

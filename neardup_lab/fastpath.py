@@ -31,7 +31,7 @@ import numpy as np
 
 from .hashing import splitmix64
 from .spans import span_positions
-from .text import _first_not_text, _require_k, _require_text, _separators
+from .text import _first_not_text, _require_k, _require_text, separator_marks
 
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
@@ -160,8 +160,9 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
 def _folded(code_point: int, size: int) -> bytes:
     """The UTF-8 bytes of one character case-folded, separators as spaces (``size`` spaces, the
     character's own length, when nothing else is left)."""
-    breaks = _separators()
-    folded = "".join(" " if breaks[ord(c)] else c for c in chr(code_point).casefold())
+    folded = chr(code_point).casefold()
+    breaks = separator_marks(np.array([ord(c) for c in folded], dtype=np.uint32))
+    folded = "".join(" " if gap else c for c, gap in zip(folded, breaks))
     return b" " * size if folded.isspace() else folded.encode("utf-8", "surrogatepass")
 
 

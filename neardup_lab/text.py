@@ -10,7 +10,6 @@ import sys
 import threading
 import unicodedata
 from collections.abc import Sequence, Set
-from functools import lru_cache
 from itertools import repeat
 
 import numpy as np
@@ -47,24 +46,55 @@ def _require_k(k: object) -> int:
     return positive_int(k, "k", MAX_SHINGLE_SIZE)
 
 
-def _separators() -> np.ndarray:
+class _SeparatorMarks:
     """For every code point, True when it separates words: punctuation (P*), a symbol (S*) or
-    whitespace (as ``str.split`` sees it). Built at the first text that is not ASCII (about
-    0.2 s, once per process; threads that need it meanwhile wait for it, not build it again)."""
-    with _SEPARATORS_BUILT:
-        return _separator_table()
+    whitespace (as ``str.split`` sees it).
+
+    The marks are filled 256 code points at a time, when a text first needs them: the whole
+    table takes about 0.3 s to build, and a corpus meets few of its 4,352 blocks. Threads that
+    need a block at once wait for one filling, and no block is filled twice.
+    """
+
+    BLOCK_BITS = 8
+
+    def __init__(self) -> None:
+        self._marks = np.zeros(sys.maxunicode + 1, dtype=bool)
+        self._filled = np.zeros((sys.maxunicode >> self.BLOCK_BITS) + 1, dtype=bool)
+        self._lock = threading.Lock()
+        self.blocks_filled = 0
+
+    def __call__(self, codes: np.ndarray) -> np.ndarray:
+        blocks = codes >> self.BLOCK_BITS
+        missing = ~self._filled[blocks]
+        if missing.any():
+            self._fill(np.unique(blocks[missing]).tolist())
+        return self._marks[codes]
+
+    def _fill(self, blocks: list[int]) -> None:
+        size = 1 << self.BLOCK_BITS
+        with self._lock:
+            for block in blocks:
+                if self._filled[block]:  # another thread filled it while this one waited
+                    continue
+                first = block * size
+                chars = map(chr, range(first, first + size))
+                marks = [unicodedata.category(c)[0] in "PS" or c.isspace() for c in chars]
+                self._marks[first : first + size] = marks
+                self._filled[block] = True  # after the marks: readers check this flag without the lock
+                self.blocks_filled += 1
 
 
-_SEPARATORS_BUILT = threading.Lock()
+_MARKS = _SeparatorMarks()
 
 
-@lru_cache(maxsize=1)
-def _separator_table() -> np.ndarray:
-    marks = np.zeros(sys.maxunicode + 1, dtype=bool)
-    for cp in range(sys.maxunicode + 1):
-        char = chr(cp)
-        marks[cp] = unicodedata.category(char)[0] in "PS" or char.isspace()
-    return marks
+def separator_marks(codes: np.ndarray) -> np.ndarray:
+    """For each code point in ``codes``, True when it separates words (punctuation, a symbol or
+    whitespace); the test :func:`normalize` applies to every character.
+
+    >>> separator_marks(np.array([ord(c) for c in "a,b c—d"])).tolist()
+    [False, True, False, True, False, True, False]
+    """
+    return _MARKS(codes)
 
 
 # ASCII text takes a byte-level shortcut with the same result: NFKC leaves it alone,
@@ -93,7 +123,7 @@ def _tokens(text: object) -> list[str]:
     folded = unicodedata.normalize("NFKC", text).casefold()
     # Punctuation and symbols to spaces, one numpy pass over the code points.
     codes = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype="<u4").copy()
-    codes[_separators()[codes]] = ord(" ")
+    codes[separator_marks(codes)] = ord(" ")
     return codes.tobytes().decode("utf-32-le", "surrogatepass").split()
 
 

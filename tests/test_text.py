@@ -1,5 +1,9 @@
 """Normalisation, shingles, Jaccard and containment."""
 
+import sys
+import unicodedata
+
+import numpy as np
 import pytest
 
 from neardup_lab import char_shingles, containment, jaccard, normalize, word_shingles, words
@@ -112,25 +116,41 @@ def test_similarities_reject_non_sets(func, bad):
         func({"a"}, bad)
 
 
-def test_ascii_text_never_builds_the_unicode_table():
-    # The table costs about 0.2 s a process; text that is all ASCII takes the byte path.
+def test_ascii_text_never_fills_the_unicode_marks(monkeypatch):
+    # Text that is all ASCII takes the byte path; other text fills only the blocks it meets.
     from neardup_lab import dedup, text
 
-    text._separator_table.cache_clear()
+    marks = text._SeparatorMarks()
+    monkeypatch.setattr(text, "_MARKS", marks)
     dedup(["Heavy rain closed the schools, today."] * 2 + ["A new bridge opened."], n_jobs=2)
     assert words("It's raining, AGAIN.") == ["it", "s", "raining", "again"]
-    assert text._separator_table.cache_info().currsize == 0
+    assert marks.blocks_filled == 0
     assert words("Ça va — très bien") == ["ça", "va", "très", "bien"]
-    assert text._separator_table.cache_info().currsize == 1
+    assert marks.blocks_filled == 2  # U+0000-U+00FF for ç and è, U+2000-U+20FF for the dash
+    assert words("Très — bien") == ["très", "bien"]
+    assert marks.blocks_filled == 2
 
 
-def test_threads_that_need_the_unicode_table_together_share_one_build():
+def test_marks_filled_block_by_block_equal_the_definition_at_every_code_point():
+    from neardup_lab import text
+
+    every = np.arange(sys.maxunicode + 1, dtype=np.uint32)
+    expected = [unicodedata.category(chr(cp))[0] in "PS" or chr(cp).isspace() for cp in range(len(every))]
+    marks = text._SeparatorMarks()
+    some = np.random.default_rng(7).choice(every, 5000)  # blocks filled out of order first
+    assert marks(some).tolist() == [expected[cp] for cp in some]
+    assert marks(every).tolist() == expected
+    assert marks.blocks_filled == len(every) >> text._SeparatorMarks.BLOCK_BITS
+
+
+def test_threads_that_need_the_same_blocks_fill_each_once():
     from concurrent.futures import ThreadPoolExecutor
 
     from neardup_lab import text
 
-    text._separator_table.cache_clear()
+    marks = text._SeparatorMarks()
+    codes = np.arange(0, 0x30000, 97, dtype=np.uint32)
     with ThreadPoolExecutor(4) as pool:
-        tables = list(pool.map(lambda _: text._separators(), range(4)))
-    assert all(table is tables[0] for table in tables)
-    assert text._separator_table.cache_info().misses == 1
+        results = list(pool.map(lambda _: marks(codes), range(4)))
+    assert all(np.array_equal(result, results[0]) for result in results)
+    assert marks.blocks_filled == len(np.unique(codes >> 8))
