@@ -135,8 +135,10 @@ def prepare_compiled(docs, settings: Settings, ids: str = "sets") -> pipeline.Pr
     fast_keys = pipeline.exact_keys(hashes, counts)
     if ids == "sets":
         fast_sets = pack_id_sets(shingles, id_counts)  # numpy sorts faster
+    elif ids == "raw":
+        fast_sets = ShingleIds.of(shingles, np.r_[0, np.cumsum(id_counts)])
     else:
-        fast_sets = ShingleIds(shingles, np.r_[0, np.cumsum(id_counts)]) if ids == "raw" else IdSets.empty()
+        fast_sets = IdSets.empty()
     if ascii.all():
         return pipeline.Prepared(fast_keys, fast_sets, fast_sigs)
     # Documents that are not ASCII take the package's path; both go back into document order.
@@ -158,7 +160,7 @@ def prepare_compiled(docs, settings: Settings, ids: str = "sets") -> pipeline.Pr
     starts_of[slow] = len(fast_sets.ids) + other.sets.offsets[:-1]
     both = np.concatenate([fast_sets.ids, other.sets.ids])
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    merged = type(fast_sets)(both[span_positions(starts_of, lengths)], offsets)
+    merged = (ShingleIds.of if ids == "raw" else IdSets)(both[span_positions(starts_of, lengths)], offsets)
     return pipeline.Prepared(keys, merged, signatures)
 
 

@@ -19,7 +19,6 @@ only those of documents in a band group: the others are never read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 
@@ -68,34 +67,56 @@ def unsorted_shingle_ids(
     return (np.concatenate(per_doc) if per_doc else np.empty(0, dtype=np.uint64)), counts
 
 
-class ShingleIds(NamedTuple):
-    """Each document's shingle ids in text order, repeats included: document ``d`` owns
-    ``ids[offsets[d] : offsets[d + 1]]``.
+class ShingleIds:
+    """Each document's shingle ids in text order, repeats included, in the parts they were
+    made in: part ``(ids, offsets)`` holds consecutive documents, the first of them owning
+    ``ids[offsets[0] : offsets[1]]``; documents are numbered on from one part to the next.
 
     What signing reads, before the sorting verification needs.
-    :func:`~neardup_lab.pipeline.dedup` keeps its ids this way and sorts those
-    of the documents in some band group only (:meth:`sets`): the others are
+    :func:`~neardup_lab.pipeline.dedup` keeps its ids this way, one part per chunk of
+    :func:`~neardup_lab.pipeline.prepare_many` (not copied into one array), and sorts
+    those of the documents in some band group only (:meth:`sets`): the others are
     never verified, and sorting is most of the cost of an id set.
+
+    >>> raw = ShingleIds.of(np.array([7, 3, 7], dtype=np.uint64), np.array([0, 2, 3]))
+    >>> joined = ShingleIds(raw.parts + raw.parts)
+    >>> joined.documents, joined.offsets.tolist(), joined.ids.tolist()
+    (4, [0, 2, 3, 5, 6], [7, 3, 7, 7, 3, 7])
     """
 
-    ids: np.ndarray
-    offsets: np.ndarray
+    def __init__(self, parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.parts = tuple(parts)
+
+    @classmethod
+    def of(cls, ids: np.ndarray, offsets: np.ndarray) -> ShingleIds:
+        """The ids of documents that own ``ids[offsets[d] : offsets[d + 1]]``, in one part."""
+        return cls([(ids, offsets)])
 
     @property
     def documents(self) -> int:
-        """How many documents the ids cover.
+        """How many documents the ids cover."""
+        return sum(len(offsets) - 1 for _, offsets in self.parts)
 
-        >>> ShingleIds(np.array([7, 3, 7], dtype=np.uint64), np.array([0, 3])).documents
-        1
-        """
-        return len(self.offsets) - 1
+    @property
+    def ids(self) -> np.ndarray:
+        """All the ids end to end (a copy, when there is more than one part)."""
+        pieces = [ids[offsets[0] : offsets[-1]] for ids, offsets in self.parts]
+        return pieces[0] if len(pieces) == 1 else np.concatenate([np.empty(0, np.uint64), *pieces])
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Where each document's ids start in :attr:`ids`, and where the last one's end."""
+        if len(self.parts) == 1 and self.parts[0][1][0] == 0:
+            return self.parts[0][1]
+        counts = [np.diff(offsets) for _, offsets in self.parts]
+        return np.r_[0, np.cumsum(np.concatenate([np.empty(0, np.int64), *counts]))].astype(np.int64)
 
     def sets(self, wanted: np.ndarray, n_jobs: int = 1) -> IdSets:
         """The sorted distinct ids of the documents where ``wanted`` is true (one bool per
         document); the others get no ids. Sorted a few thousand documents at a time, on
         ``n_jobs`` threads (numpy sorts without the interpreter lock).
 
-        >>> raw = ShingleIds(np.array([7, 3, 7, 5, 9, 9], dtype=np.uint64), np.array([0, 3, 4, 6]))
+        >>> raw = ShingleIds.of(np.array([7, 3, 7, 5, 9, 9], dtype=np.uint64), np.array([0, 3, 4, 6]))
         >>> sets = raw.sets(np.array([True, False, True]))
         >>> sets.ids.tolist(), sets.offsets.tolist()
         ([3, 7, 9], [0, 2, 2, 3])
@@ -104,21 +125,27 @@ class ShingleIds(NamedTuple):
         if wanted.shape != (self.documents,):
             wants = f"one bool per document ({self.documents})"
             raise ValueError(f"wanted needs {wants}, got shape {wanted.shape}")
-        docs = np.flatnonzero(wanted)
-        starts, counts = self.offsets[docs], np.diff(self.offsets)[docs]
-        bounds = list(chunk_bounds(counts, _SORT_IDS, _SORT_DOCS))
+        pieces = []  # (the part's ids, starts, counts, document numbers) of each sort
+        first_doc = 0
+        for ids, offsets in self.parts:
+            n = len(offsets) - 1
+            docs = np.flatnonzero(wanted[first_doc : first_doc + n])
+            starts, counts = offsets[docs], np.diff(offsets)[docs]
+            for low, high in chunk_bounds(counts, _SORT_IDS, _SORT_DOCS):
+                pieces.append((ids, starts[low:high], counts[low:high], first_doc + docs[low:high]))
+            first_doc += n
 
-        def sort(bound: tuple[int, int]) -> IdSets:
-            part = slice(*bound)
-            return pack_id_sets(self.ids[span_positions(starts[part], counts[part])], counts[part])
+        def sort(piece: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> IdSets:
+            ids, starts, counts, _ = piece
+            return pack_id_sets(ids[span_positions(starts, counts)], counts)
 
-        ids = reserve((int(counts.sum()),), np.uint64)  # distinct ids are at most as many
+        out = reserve((sum(int(piece[2].sum()) for piece in pieces),), np.uint64)  # distinct: at most
         lengths, at = np.zeros(self.documents, dtype=np.int64), 0
-        for (first, stop), part in zip(bounds, ordered_map(sort, bounds, n_jobs)):
-            ids[at : at + len(part.ids)] = part.ids
-            lengths[docs[first:stop]] = np.diff(part.offsets)
+        for piece, part in zip(pieces, ordered_map(sort, pieces, n_jobs)):
+            out[at : at + len(part.ids)] = part.ids
+            lengths[piece[3]] = np.diff(part.offsets)
             at += len(part.ids)
-        return IdSets(ids[:at], np.r_[0, np.cumsum(lengths)].astype(np.int64))
+        return IdSets(out[:at], np.r_[0, np.cumsum(lengths)].astype(np.int64))
 
 
 def shingle_id_sets(docs: Sequence[str], settings: Settings) -> IdSets:

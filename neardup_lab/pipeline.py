@@ -168,7 +168,7 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     if ids == "sets":
         sets: IdSets | ShingleIds = pack_id_sets(shingles, counts)
     elif ids == "raw":
-        sets = ShingleIds(shingles, np.r_[starts, len(shingles)])
+        sets = ShingleIds.of(shingles, np.r_[starts, len(shingles)])
     else:
         sets = IdSets.empty()
     return Prepared(keys, sets, signatures)
@@ -196,8 +196,9 @@ def prepare_many(
     """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
 
     Chunks hold at most a few thousand documents or a million characters, and
-    each chunk's results are copied out as it finishes, so memory stays about
-    one copy of the shingle ids; with ``ids_budget`` (bytes), only the ids of the
+    each chunk's results are copied out as it finishes (ids in text order are kept
+    as they are, one part a chunk), so memory stays about one copy of the shingle
+    ids; with ``ids_budget`` (bytes), only the ids of the
     first documents that fit in it are kept (verification derives the others
     again, :func:`~neardup_lab.idsets.jaccard_from_texts`); ``ids`` is :func:`prepare`'s
     (in text order, ``"raw"``, they take as much memory as sorted). Threads, not
@@ -232,18 +233,21 @@ class _Collected:
 
     The id array is reserved for the most shingles the texts can have
     (:func:`_id_room`); the operating system makes memory resident only where ids
-    are written, so the reserve costs nothing. Ids stop being kept at the first
-    document that would take them beyond ``ids_budget`` bytes.
+    are written, so the reserve costs nothing. Ids in text order (``ShingleIds``)
+    are not copied: each chunk's array is kept as one part. Ids stop being kept at
+    the first document that would take them beyond ``ids_budget`` bytes.
     """
 
     def __init__(
         self, lengths: np.ndarray, settings: Settings, ids_budget: int | None, form: type = IdSets
     ) -> None:
         hasher = settings.hasher()
-        self.form = form  # IdSets, or ShingleIds for ids in text order
+        self.raw = form is ShingleIds  # ids in text order: each chunk's are kept as they are
         n = len(lengths)
         self.most_ids = sys.maxsize if ids_budget is None else ids_budget // 8
-        self.ids = reserve((min(_id_room(int(lengths.sum()), n, settings), self.most_ids),), np.uint64)
+        room = 0 if self.raw else min(_id_room(int(lengths.sum()), n, settings), self.most_ids)
+        self.ids = reserve((room,), np.uint64)
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []  # the raw ids, chunk by chunk
         self.offsets = np.zeros(n + 1, dtype=np.int64)
         self.kept = 0  # documents whose ids are kept
         self.signatures = reserve((n, hasher.num_perm), hasher.dtype)
@@ -252,16 +256,18 @@ class _Collected:
     def add(self, part: Prepared) -> None:
         at_doc, size = len(self.keys), len(part.keys)
         if self.kept == at_doc:  # no document before this chunk was left out
-            at_id = int(self.offsets[at_doc])
-            fit = int(np.searchsorted(part.sets.offsets, self.most_ids - at_id, side="right")) - 1
-            end = at_id + int(part.sets.offsets[fit])
-            if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
-                room = min(2 * end, self.most_ids)
-                grown = reserve((room,), np.uint64)
-                grown[:at_id] = self.ids[:at_id]
-                self.ids = grown
-            self.ids[at_id:end] = part.sets.ids[: end - at_id]
-            self.offsets[at_doc + 1 : at_doc + fit + 1] = part.sets.offsets[1 : fit + 1] + at_id
+            at_id, offsets = int(self.offsets[at_doc]), part.sets.offsets
+            fit = int(np.searchsorted(offsets, self.most_ids - at_id, side="right")) - 1
+            end = at_id + int(offsets[fit])
+            if self.raw:
+                self.parts.append((part.sets.ids, offsets[: fit + 1]))
+            else:
+                if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
+                    grown = reserve((min(2 * end, self.most_ids),), np.uint64)
+                    grown[:at_id] = self.ids[:at_id]
+                    self.ids = grown
+                self.ids[at_id:end] = part.sets.ids[: end - at_id]
+            self.offsets[at_doc + 1 : at_doc + fit + 1] = offsets[1 : fit + 1] + at_id
             self.kept += fit
         self.signatures[at_doc : at_doc + size] = part.signatures
         self.keys.extend(part.keys)
@@ -272,8 +278,10 @@ class _Collected:
         return self.kept < len(self.keys)
 
     def result(self) -> Prepared:
+        if self.raw:
+            return Prepared(self.keys, ShingleIds(self.parts), self.signatures)
         offsets = self.offsets[: self.kept + 1]
-        return Prepared(self.keys, self.form(self.ids[: offsets[-1]], offsets), self.signatures)
+        return Prepared(self.keys, IdSets(self.ids[: offsets[-1]], offsets), self.signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:

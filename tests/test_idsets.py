@@ -137,18 +137,48 @@ def test_sorting_some_documents_gives_their_sets_and_leaves_the_others_empty(wan
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 12, len(wanted))
     ids = rng.integers(0, 20, int(counts.sum())).astype(np.uint64)  # repeats within documents
-    raw = ShingleIds(ids, np.r_[0, np.cumsum(counts)])
+    offsets = np.r_[0, np.cumsum(counts)]
     every = pack_id_sets(ids, counts)
-    for n_jobs in (1, 2):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(idsets, "_SORT_DOCS", 3)  # many pieces
-            some = raw.sets(np.array(wanted), n_jobs)
-        for doc, want in enumerate(wanted):
-            assert some.of(doc).tolist() == (every.of(doc).tolist() if want else [])
+    # The same ids as one part, and cut into parts whose ids arrays hold others before theirs.
+    cuts = np.unique(np.r_[0, rng.integers(0, len(wanted) + 1, 3), len(wanted)])
+    parts = []
+    for low, high in zip(cuts[:-1], cuts[1:]):
+        junk = int(rng.integers(0, 4))
+        part_ids = np.r_[np.zeros(junk, np.uint64), ids[offsets[low] : offsets[high]]].astype(np.uint64)
+        parts.append((part_ids, offsets[low : high + 1] - offsets[low] + junk))
+    for raw in (ShingleIds.of(ids, offsets), ShingleIds(parts)):
+        assert raw.documents == len(wanted)
+        assert np.array_equal(raw.ids, ids) and np.array_equal(raw.offsets, offsets)
+        for n_jobs in (1, 2):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(idsets, "_SORT_DOCS", 3)  # many pieces
+                some = raw.sets(np.array(wanted), n_jobs)
+            for doc, want in enumerate(wanted):
+                assert some.of(doc).tolist() == (every.of(doc).tolist() if want else [])
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_prepare_many_keeps_raw_ids_chunk_by_chunk_within_the_budget(monkeypatch, docs, n_jobs):
+    monkeypatch.setattr(pipeline, "_CHUNK", 7)
+    settings = Settings(num_perm=8)
+    whole = pipeline.prepare(docs, settings, ids="raw").sets
+    raw = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids="raw").sets
+    assert len(raw.parts) == -(-len(docs) // 7)  # one part a chunk, not copied into one array
+    assert np.array_equal(raw.ids, whole.ids) and np.array_equal(raw.offsets, whole.offsets)
+    sorted_sets = pipeline.prepare_many(docs, settings).sets
+    every = raw.sets(np.ones(len(docs), dtype=bool), n_jobs)
+    assert np.array_equal(every.ids, sorted_sets.ids) and np.array_equal(every.offsets, sorted_sets.offsets)
+    ends = 8 * whole.offsets
+    for budget in (0, int(ends[37]) + 7, int(ends[35]), int(ends[-1])):
+        part = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids_budget=budget, ids="raw").sets
+        kept = part.documents
+        assert np.array_equal(part.offsets, whole.offsets[: kept + 1])
+        assert np.array_equal(part.ids, whole.ids[: whole.offsets[kept]])
+        assert kept == len(docs) or budget < 8 * whole.offsets[kept + 1]  # the next one did not fit
 
 
 def test_sorting_needs_one_bool_per_document():
-    raw = ShingleIds(np.array([7, 3], dtype=np.uint64), np.array([0, 1, 2]))
+    raw = ShingleIds.of(np.array([7, 3], dtype=np.uint64), np.array([0, 1, 2]))
     with pytest.raises(ValueError, match=r"one bool per document \(2\), got shape \(3,\)"):
         raw.sets(np.ones(3, dtype=bool))
 
