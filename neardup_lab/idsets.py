@@ -126,24 +126,24 @@ class ShingleIds:
             wants = f"one bool per document ({self.documents})"
             raise ValueError(f"wanted needs {wants}, got shape {wanted.shape}")
         pieces = []  # (the part's ids, starts, counts, document numbers) of each sort
-        first_doc = 0
+        first_doc, most = 0, 0
         for ids, offsets in self.parts:
             n = len(offsets) - 1
             docs = np.flatnonzero(wanted[first_doc : first_doc + n])
             starts, counts = offsets[docs], np.diff(offsets)[docs]
             for low, high in chunk_bounds(counts, _SORT_IDS, _SORT_DOCS):
                 pieces.append((ids, starts[low:high], counts[low:high], first_doc + docs[low:high]))
-            first_doc += n
+            first_doc, most = first_doc + n, most + int(counts.sum())
 
         def sort(piece: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> IdSets:
             ids, starts, counts, _ = piece
             return pack_id_sets(ids[span_positions(starts, counts)], counts)
 
-        out = reserve((sum(int(piece[2].sum()) for piece in pieces),), np.uint64)  # distinct: at most
-        lengths, at = np.zeros(self.documents, dtype=np.int64), 0
-        for piece, part in zip(pieces, ordered_map(sort, pieces, n_jobs)):
+        out = reserve((most,), np.uint64)  # distinct ids are at most as many
+        lengths, at = np.zeros(first_doc, dtype=np.int64), 0
+        for (*_, docs), part in zip(pieces, ordered_map(sort, pieces, n_jobs)):
             out[at : at + len(part.ids)] = part.ids
-            lengths[piece[3]] = np.diff(part.offsets)
+            lengths[docs] = np.diff(part.offsets)
             at += len(part.ids)
         return IdSets(out[:at], np.r_[0, np.cumsum(lengths)].astype(np.int64))
 

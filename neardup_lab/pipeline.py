@@ -198,8 +198,8 @@ def prepare_many(
     Chunks hold at most a few thousand documents or a million characters, and
     each chunk's results are copied out as it finishes (ids in text order are kept
     as they are, one part a chunk), so memory stays about one copy of the shingle
-    ids; with ``ids_budget`` (bytes), only the ids of the
-    first documents that fit in it are kept (verification derives the others
+    ids; with ``ids_budget`` (bytes), only the ids of the first documents that fit
+    in it are kept (verification derives the others
     again, :func:`~neardup_lab.idsets.jaccard_from_texts`); ``ids`` is :func:`prepare`'s
     (in text order, ``"raw"``, they take as much memory as sorted). Threads, not
     processes: most of :func:`prepare` is numpy passes over a whole chunk, which
@@ -215,7 +215,7 @@ def prepare_many(
     _check_id_form(ids)
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     bounds = list(chunk_bounds(lengths, _CHUNK_CHARS, _CHUNK))
-    collected = _Collected(lengths, settings, ids_budget, ShingleIds if ids == "raw" else IdSets)
+    collected = _Collected(lengths, settings, ids_budget, raw=ids == "raw")
     with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
         def prepare_chunk(bound: tuple[int, int]) -> Prepared:
@@ -239,10 +239,10 @@ class _Collected:
     """
 
     def __init__(
-        self, lengths: np.ndarray, settings: Settings, ids_budget: int | None, form: type = IdSets
+        self, lengths: np.ndarray, settings: Settings, ids_budget: int | None, raw: bool = False
     ) -> None:
         hasher = settings.hasher()
-        self.raw = form is ShingleIds  # ids in text order: each chunk's are kept as they are
+        self.raw = raw  # ids in text order (ShingleIds): each chunk's are kept as they are
         n = len(lengths)
         self.most_ids = sys.maxsize if ids_budget is None else ids_budget // 8
         room = 0 if self.raw else min(_id_room(int(lengths.sum()), n, settings), self.most_ids)
@@ -258,10 +258,10 @@ class _Collected:
         if self.kept == at_doc:  # no document before this chunk was left out
             at_id, offsets = int(self.offsets[at_doc]), part.sets.offsets
             fit = int(np.searchsorted(offsets, self.most_ids - at_id, side="right")) - 1
-            end = at_id + int(offsets[fit])
             if self.raw:
                 self.parts.append((part.sets.ids, offsets[: fit + 1]))
             else:
+                end = at_id + int(offsets[fit])
                 if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
                     grown = reserve((min(2 * end, self.most_ids),), np.uint64)
                     grown[:at_id] = self.ids[:at_id]
