@@ -16,6 +16,7 @@ import numpy as np
 import xxhash
 from tqdm import tqdm
 
+from .allocator import keep_freed_memory
 from .clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from .fastpath import tokenize_batch
 from .idsets import ShingleIds, jaccard_from_texts, unsorted_shingle_ids
@@ -140,7 +141,9 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     each normalised text only. ``ids`` says what to keep of the shingle ids:
     ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.verify.pack_id_sets`);
     ``"raw"``, the ids in text order, unsorted (:class:`~neardup_lab.idsets.ShingleIds`);
-    ``"none"``, nothing (``sets`` then covers no document).
+    ``"none"``, nothing (``sets`` then covers no document). The first call in a
+    process lets freed arrays be reused, chunk after chunk
+    (:func:`~neardup_lab.allocator.keep_freed_memory`).
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -151,6 +154,7 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     [0, 3]
     """
     _check_id_form(ids)
+    keep_freed_memory()  # chunk after chunk, the same pages (see the allocator module)
     tokens = tokenize_batch(docs)
     keys = exact_keys(*tokens)
     shingles, counts = unsorted_shingle_ids(docs, settings, tokens)
