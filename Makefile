@@ -74,8 +74,11 @@ $(PEERS)/.installed: benchmarks/peers-requirements.txt
 	$(PEERS)/bin/python -m pip install --quiet -r benchmarks/peers-requirements.txt
 	touch $@
 
+# Every system ROUNDS times (interleaved), the table giving medians: one cold run each is at the
+# mercy of a busy host. `make bench-peers ROUNDS=1` for a quick look.
+ROUNDS ?= 3
 bench-peers: $(STAMP) $(PEERS)/.installed
-	$(BIN)/python benchmarks/bench_peers.py --peers-python $(PEERS)/bin/python --update-readme
+	$(BIN)/python benchmarks/bench_peers.py --peers-python $(PEERS)/bin/python --rounds $(ROUNDS) --update-readme
 
 # What a compiled kernel would give (issue 15): signing in numba beside the numpy path and the
 # peers, in an environment of its own so numba stays out of the project's requirements.

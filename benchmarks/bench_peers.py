@@ -14,6 +14,12 @@ requirements); the rest with this one.
 processes it starts are not counted (neardup_lab's and text-dedup's share its pages,
 datatrove's run their own stages).
 
+With ``--rounds N`` every system runs N times, the rounds interleaved (every system once,
+then every system again), so that a busy spell of the host falls on all of them alike; the
+table gives each system's median time and, in brackets, its fastest and slowest, and the
+ratios are of medians. Scores are those of the first round (the labels of every round are
+compared with it, and a difference is reported).
+
 Scores, all against the same truth (pairs of one family whose exact Jaccard of normalised
 word 5-shingles is at least 0.8):
     recall      share of true pairs whose two documents end in one cluster
@@ -27,6 +33,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -319,6 +326,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
     parser.add_argument("--peers-python", help="interpreter with datatrove and text-dedup installed")
     parser.add_argument("--systems", nargs="+", default=list(SYSTEMS))
+    parser.add_argument("--rounds", type=int, default=1, help="runs of every system, interleaved")
     parser.add_argument("--update-readme", action="store_true", help="write the table into README.md")
     parser.add_argument("--child", nargs=3, metavar=("SYSTEM", "CORPUS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -338,29 +346,15 @@ def main() -> None:
             texts = [json.loads(line)["text"] for line in corpus.open(encoding="utf-8")]
             truth = true_pairs(texts, families)
             print(f"\n{size:,} documents, {len(truth):,} true pairs at >= {THRESHOLD}", flush=True)
-            for name in args.systems:
-                peer, _ = SYSTEMS[name]
-                python = args.peers_python if peer else sys.executable
-                if python is None:
-                    print(f"  {name:40s} skipped: no --peers-python given")
-                    continue
-                out = Path(tmp) / "out.json"
-                run = subprocess.run(
-                    [python, __file__, "--child", name, str(corpus), str(out)], capture_output=True
-                )
-                if run.returncode:
-                    tail = run.stderr.decode(errors="replace").strip().splitlines()[-3:]
-                    print(f"  {name:40s} FAILED: {' | '.join(tail)}")
-                    continue
-                result = json.loads(out.read_text())
-                rows[name][size] = {**score(result["labels"], truth), **result, "labels": None}
-                r = rows[name][size]
-                print(
-                    f"  {name:40s} {r['seconds']:7.1f} s  peak {r['peak_mb']:6.0f} MB  "
-                    f"recall {r['recall']:.3f}  removed {r['removed']:,} (no partner: {r['no_partner']:,})",
-                    flush=True,
-                )
-    table = markdown_table(rows, args.sizes)
+            for round_ in range(1, args.rounds + 1):
+                for name in args.systems:
+                    result = _run_system(name, corpus, Path(tmp) / "out.json", args.peers_python)
+                    if result is not None:
+                        _record(rows[name], size, result, truth, f"round {round_}  {name}")
+    for by_size in rows.values():
+        for r in by_size.values():
+            r["seconds"], r["labels"] = statistics.median(r["all"]), None
+    table = markdown_table(rows, args.sizes, args.rounds)
     print("\n" + table)
     if args.update_readme:
         text = README.read_text(encoding="utf-8")
@@ -369,13 +363,57 @@ def main() -> None:
         print(f"\nupdated {README.name}")
 
 
-def markdown_table(rows: dict[str, dict[int, dict]], sizes: list[int]) -> str:
+def _run_system(name: str, corpus: Path, out: Path, peers_python: str | None) -> dict | None:
+    """One run of one system in a child process: its result, or None (said why) if it did not run."""
+    peer, _ = SYSTEMS[name]
+    python = peers_python if peer else sys.executable
+    if python is None:
+        print(f"  {name:40s} skipped: no --peers-python given")
+        return None
+    run = subprocess.run([python, __file__, "--child", name, str(corpus), str(out)], capture_output=True)
+    if run.returncode:
+        tail = run.stderr.decode(errors="replace").strip().splitlines()[-3:]
+        print(f"  {name:40s} FAILED: {' | '.join(tail)}")
+        return None
+    return json.loads(out.read_text())
+
+
+def _record(by_size: dict[int, dict], size: int, result: dict, truth: list, label: str) -> None:
+    """Add one run to a system's row: its time; its scores if it is the first run."""
+    if size not in by_size:
+        by_size[size] = {**score(result["labels"], truth), **result, "all": []}
+    r = by_size[size]
+    if result["labels"] != r["labels"]:
+        print(f"  {label}: other clusters than in the first round")
+    r["all"].append(result["seconds"])
+    r["peak_mb"] = max(r["peak_mb"], result["peak_mb"])
+    print(
+        f"  {label:50s} {result['seconds']:7.1f} s  peak {result['peak_mb']:6.0f} MB  "
+        f"recall {r['recall']:.3f}  removed {r['removed']:,} (no partner: {r['no_partner']:,})",
+        flush=True,
+    )
+
+
+def _seconds(r: dict) -> str:
+    """The median time, with the fastest and slowest run when there were several."""
+    if len(r["all"]) == 1:
+        return f"{r['seconds']:.1f}"
+    return f"{r['seconds']:.1f} ({min(r['all']):.1f}-{max(r['all']):.1f})"
+
+
+def markdown_table(rows: dict[str, dict[int, dict]], sizes: list[int], rounds: int = 1) -> str:
     from common import machine_line
 
     big = max(sizes)
     head = " | ".join(f"{s:,} docs s" for s in sizes)
+    runs = (
+        "each system in a fresh process"
+        if rounds == 1
+        else f"each system {rounds} times, rounds interleaved, each run in a fresh process; "
+        "median seconds (fastest-slowest), ratios of medians"
+    )
     lines = [
-        f"{machine_line()}; {time.strftime('%Y-%m-%d')}; each system in a fresh process.",
+        f"{machine_line()}; {time.strftime('%Y-%m-%d')}; {runs}.",
         "",
         f"| system | {head} | vs neardup_lab n_jobs=1 ({big:,}) | peak MB ({big:,}) "
         f"| cluster recall ({big:,}) | removed without a partner ({big:,}) | what it runs |",
@@ -386,7 +424,7 @@ def markdown_table(rows: dict[str, dict[int, dict]], sizes: list[int]) -> str:
         if big not in by_size:
             continue
         r = by_size[big]
-        times = " | ".join(f"{by_size[s]['seconds']:.1f}" if s in by_size else "-" for s in sizes)
+        times = " | ".join(_seconds(by_size[s]) if s in by_size else "-" for s in sizes)
         ratio = f"{r['seconds'] / reference:.1f}x the time" if reference else "-"
         lines.append(
             f"| {name} | {times} | {ratio} | {r['peak_mb']:.0f} | {r['recall']:.4f} | {r['no_partner']:,} "
