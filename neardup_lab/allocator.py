@@ -17,11 +17,12 @@ chunk, the same pages serve every chunk (almost no faults). The cost is that
 a process may hold up to :data:`KEPT_FREE` bytes it no longer uses, which it
 reuses for its next arrays.
 
-Only glibc has these limits. The process's own choice wins: where
-``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_`` is set in the
-environment (Dask's nanny sets the second for its workers, to give memory back
-promptly), nothing is changed; setting ``MALLOC_TRIM_THRESHOLD_=131072``,
-glibc's default, is how to opt out.
+Only glibc has these limits. The process's own choice wins: where the
+environment sets ``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_``, or
+``malloc`` tunables in ``GLIBC_TUNABLES`` (Dask's nanny sets the trim threshold
+for its workers, to give memory back promptly), nothing is changed. That is
+also how to opt out: set the limits you want (glibc starts from
+``MALLOC_TRIM_THRESHOLD_=131072``, and once set it no longer adapts them).
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def keep_freed_memory() -> bool:
 
 
 def _raise_limits() -> bool:
-    if any(name in os.environ for name in _USER_SETTINGS) or not _is_glibc():
+    chosen = any(name in os.environ for name in _USER_SETTINGS)
+    if chosen or "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", "") or not _is_glibc():
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt

@@ -33,7 +33,7 @@ print(json.dumps({"raised": keep_freed_memory(), "faults": faults[3:]}))
 
 
 def _run_child(**env: str) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
     done = subprocess.run(
         [sys.executable, "-c", CHILD], env={**clean, **env}, capture_output=True, text=True, timeout=120
     )
@@ -53,5 +53,12 @@ def test_a_chunk_signed_again_reuses_the_pages_of_the_last():
 def test_the_environment_s_own_malloc_setting_wins():
     given_back = _run_child(MALLOC_TRIM_THRESHOLD_="131072")
     assert given_back["raised"] is False
-    # glibc's default behaviour: every chunk's arrays are fresh pages again.
+    # Limits fixed at glibc's starting values: every chunk's arrays are fresh pages again.
     assert min(given_back["faults"]) > 1000, given_back
+
+
+@GLIBC_ONLY
+def test_malloc_tunables_in_the_environment_win_too():
+    tuned = _run_child(GLIBC_TUNABLES="glibc.malloc.mmap_threshold=131072")
+    assert tuned["raised"] is False
+    assert min(tuned["faults"]) > 1000, tuned
