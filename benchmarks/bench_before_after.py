@@ -45,16 +45,16 @@ if workload.startswith("dedup"):
                    n_jobs=int(jobs), progress=False)
     answer = len(result.clusters)
 elif workload == "index-build-query":
-    from neardup_lab.store import SavedIndex
+    from neardup_lab.index.store import SavedIndex
     try:
-        from neardup_lab.settings import Settings
+        from neardup_lab.engine.settings import Settings
         index = SavedIndex(Settings())
     except ImportError:
         index = SavedIndex()
     index.add([str(i) for i in range(half)], docs[:half])
     answer = sum(len(m) > 0 for m in index.query(docs[half:]))
 else:
-    from neardup_lab.cli import main
+    from neardup_lab.cli.main import main
     main(["dedup", folder + "/docs.jsonl", "--out", folder + "/out.jsonl", "--quiet"])
     answer = sum(1 for _ in open(folder + "/out.jsonl"))
 seconds = time.perf_counter() - started

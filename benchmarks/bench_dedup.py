@@ -35,8 +35,8 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     from common import memory_peak_above_now, tree_memory_mb
 
     from neardup_lab import dedup, make_corpus
-    from neardup_lab.fastpath import shingle_id_batch
-    from neardup_lab.verify import IdSets, jaccard_of_pairs
+    from neardup_lab.engine.tokenize import shingle_id_batch
+    from neardup_lab.engine.verify import IdSets, jaccard_of_pairs
 
     before = tree_memory_mb()
     started = time.perf_counter()

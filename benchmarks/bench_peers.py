@@ -64,7 +64,8 @@ def write_corpus(n_docs: int, path: Path) -> list[list[int]]:
     """Write ``n_docs`` texts as JSONL; return the families (lists of document numbers)."""
     import numpy as np
 
-    from neardup_lab import EDIT_KINDS, apply_edit, make_corpus
+    from neardup_lab import make_corpus
+    from neardup_lab.corpus import EDIT_KINDS, apply_edit
 
     n_copies = n_docs // 5
     originals = make_corpus(n_docs - n_copies, seed=2026, copies=(0, 0)).docs

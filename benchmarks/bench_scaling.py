@@ -29,8 +29,8 @@ import numpy as np
 from common import best_time, machine_line
 
 from neardup_lab import dedup, make_corpus
-from neardup_lab.pipeline import _CHUNK, _CHUNK_CHARS, prepare, prepare_many
-from neardup_lab.settings import Settings
+from neardup_lab.engine.pipeline import _CHUNK, _CHUNK_CHARS, prepare, prepare_many
+from neardup_lab.engine.settings import Settings
 from neardup_lab.spans import chunk_bounds
 
 SETTINGS = Settings(scheme="one-permutation")

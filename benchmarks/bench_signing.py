@@ -27,7 +27,7 @@ from datasketch import MinHash
 from rensa import CMinHash, RMinHash
 
 from neardup_lab import MinHasher, Settings, make_article, word_shingles
-from neardup_lab.pipeline import prepare_many
+from neardup_lab.engine.pipeline import prepare_many
 
 
 def main() -> None:

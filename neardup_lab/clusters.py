@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .spans import cut, span_positions
 
@@ -115,8 +113,7 @@ def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     if len(pairs) and (pairs.min() < 0 or pairs.max() >= n):
         raise IndexError(f"pairs must index documents 0..{n - 1}")
-    graph = coo_matrix((np.ones(len(pairs), dtype=np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-    _, labels = connected_components(graph, directed=False)
+    labels = component_labels(n, pairs)
     order = np.argsort(labels, kind="stable")  # members of each label, ascending
     ordered = labels[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n else np.zeros(0, np.int64)
@@ -159,6 +156,21 @@ def roots(parent: np.ndarray, members: np.ndarray) -> np.ndarray:
     return found
 
 
+def component_labels(n: int, pairs: np.ndarray) -> np.ndarray:
+    """A component label for each of ``n`` nodes joined by the ``(m, 2)`` array ``pairs``.
+
+    SciPy's ``connected_components``, imported here: ``import neardup_lab`` stays free of scipy.
+
+    >>> component_labels(4, np.array([[0, 3]])).tolist()
+    [0, 1, 2, 0]
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    graph = coo_matrix((np.ones(len(pairs), dtype=np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    return connected_components(graph, directed=False)[1]
+
+
 def join_roots(parent: np.ndarray, pairs: np.ndarray) -> None:
     """Merge the sets of every pair ``(a, b)`` in an array union-find, in place.
 
@@ -177,9 +189,7 @@ def join_roots(parent: np.ndarray, pairs: np.ndarray) -> None:
     ends = roots(parent, pairs.ravel()).reshape(-1, 2)
     nodes, local = np.unique(ends, return_inverse=True)
     local = local.reshape(-1, 2)
-    ones = np.ones(len(local), dtype=np.int8)
-    graph = coo_matrix((ones, (local[:, 0], local[:, 1])), shape=(len(nodes), len(nodes)))
-    _, labels = connected_components(graph, directed=False)
+    labels = component_labels(len(nodes), local)
     smallest = np.full(labels.max() + 1, len(parent), dtype=np.int64)
     np.minimum.at(smallest, labels, nodes)
     parent[nodes] = smallest[labels]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence, Set
 
 import numpy as np
-from scipy import sparse
 
 from .hashing import hash_shingles
 
@@ -20,8 +19,10 @@ __all__ = [
 Pair = tuple[int, int]
 
 
-def _incidence(shingle_sets: Sequence[Set]) -> sparse.csr_matrix:
+def _incidence(shingle_sets: Sequence[Set]):  # noqa: ANN202 (a scipy matrix; scipy loads here)
     """Documents x distinct shingles, a 1 where the document has the shingle."""
+    from scipy import sparse
+
     ids = [hash_shingles(s) for s in shingle_sets]
     lengths = np.array([len(x) for x in ids], dtype=np.int64)
     flat = np.concatenate(ids) if ids else np.empty(0, dtype=np.uint64)
@@ -50,6 +51,8 @@ def brute_force_pairs(shingle_sets: Sequence[Set], threshold: float) -> dict[Pai
         raise TypeError("brute_force_pairs needs a sequence of shingle sets, one per document")
     matrix = _incidence(shingle_sets)
     sizes = np.asarray(matrix.sum(axis=1)).ravel()
+    from scipy import sparse  # here: import neardup_lab stays free of scipy
+
     overlap = sparse.triu(matrix @ matrix.T, k=1).tocoo()
     i, j, inter = overlap.row, overlap.col, overlap.data.astype(float)
     sim = inter / (sizes[i] + sizes[j] - inter)

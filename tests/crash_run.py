@@ -57,7 +57,7 @@ def watch_steps(before_step: Callable[[int, str, tuple], None]) -> None:
 def main(argv: list[str]) -> int:
     split = argv.index("--")
     mode, options, command = argv[0], argv[1:split], argv[split + 1 :]
-    from neardup_lab.cli import main as neardup_lab  # imported before the steps are watched
+    from neardup_lab.cli.main import main as neardup_lab  # imported before the steps are watched
 
     if mode == "trace":
         log = Path(options[0])

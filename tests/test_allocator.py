@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from neardup_lab.allocator import _is_glibc
+from neardup_lab.engine.allocator import _is_glibc
 
 GLIBC_ONLY = pytest.mark.skipif(not _is_glibc(), reason="malloc's limits are glibc's")
 
@@ -18,8 +18,8 @@ GLIBC_ONLY = pytest.mark.skipif(not _is_glibc(), reason="malloc's limits are gli
 CHILD = """
 import json, resource
 from neardup_lab import Settings, make_article
-from neardup_lab.allocator import keep_freed_memory
-from neardup_lab.pipeline import prepare
+from neardup_lab.engine.allocator import keep_freed_memory
+from neardup_lab.engine.pipeline import prepare
 
 docs = [make_article(seed=i, n_words=300) for i in range(600)]
 settings = Settings(scheme="one-permutation")

@@ -8,11 +8,10 @@ from neardup_lab import (
     bbit_signatures,
     candidate_pairs,
     dedup,
-    estimate_jaccard_bbit,
     jaccard,
     make_corpus,
-    pack_bbit,
 )
+from neardup_lab.minhash import estimate_jaccard_bbit, pack_bbit
 
 
 def test_truncation_keeps_low_bits_and_small_dtype():

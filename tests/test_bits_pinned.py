@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from neardup_lab import MinHasher, candidate_pair_array, dedup, make_corpus, shingle_id_batch
+from neardup_lab import MinHasher, candidate_pair_array, dedup, make_corpus
+from neardup_lab.engine.tokenize import shingle_id_batch
 
 # Re-pinned when the default weights became (0.01, 0.99): 16 x 4 instead of 12 x 5 here.
 # With 12 x 5 given explicitly the old digests still hold; the extra candidates of 16 x 4

@@ -16,8 +16,8 @@ import pytest
 from cli_run import run
 
 from neardup_lab import make_article, replace_words
-from neardup_lab.cli import main
-from neardup_lab.store import SavedIndex
+from neardup_lab.cli.main import main
+from neardup_lab.index.store import SavedIndex
 
 TIMING = re.compile(r"^time: (\w+ \d+\.\d\d s)(, \w+ \d+\.\d\d s)*$", re.MULTILINE)
 
@@ -295,7 +295,7 @@ def test_quiet_and_explain(news, monkeypatch, capsys):
 
 
 def test_unexpected_failures_still_exit_2(news, monkeypatch, capsys):
-    import neardup_lab.commands as commands
+    import neardup_lab.cli.commands as commands
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")

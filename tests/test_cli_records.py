@@ -16,7 +16,7 @@ import zstandard
 from cli_run import run
 
 from neardup_lab import make_article, replace_words
-from neardup_lab.cli import main
+from neardup_lab.cli.main import main
 
 
 def article(i: int) -> str:
@@ -281,7 +281,7 @@ def test_refused_outputs_exit_2_and_write_nothing(cwd, capsys, extra, message):
 
 def test_an_input_changed_during_the_run_writes_nothing(cwd, capsys, monkeypatch):
     (cwd / "c.jsonl").write_bytes(b"".join(jsonl_lines(corpus())))
-    import neardup_lab.commands as commands
+    import neardup_lab.cli.commands as commands
 
     real_dedup = commands.dedup
 

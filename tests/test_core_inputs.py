@@ -20,8 +20,8 @@ from neardup_lab import (
     make_corpus,
     word_shingles,
 )
-from neardup_lab.pipeline import prepare
-from neardup_lab.settings import MAX_NUM_PERM, Settings
+from neardup_lab.engine.pipeline import prepare
+from neardup_lab.engine.settings import MAX_NUM_PERM, Settings
 
 # --- settings that cannot work fail at once, before any allocation --------------------------
 

@@ -6,8 +6,6 @@ from collections import Counter
 import pytest
 
 from neardup_lab import (
-    EDIT_KINDS,
-    apply_edit,
     jaccard,
     make_article,
     make_corpus,
@@ -15,7 +13,7 @@ from neardup_lab import (
     replace_words,
     word_shingles,
 )
-from neardup_lab.corpus import vocabulary
+from neardup_lab.corpus import EDIT_KINDS, apply_edit, vocabulary
 
 
 def test_deterministic_and_seed_dependent():

@@ -1,7 +1,7 @@
 """``neardup-lab explain`` and ``dedup --why``.
 
-Most tests run ``neardup_lab.cli.main`` in-process with the ``explain`` subcommand
-added by :func:`neardup_lab.explain_cli.add_explain_command` (a no-op once cli.py
+Most tests run ``neardup_lab.cli.main.main`` in-process with the ``explain`` subcommand
+added by :func:`neardup_lab.cli.explain.add_explain_command` (a no-op once cli.py
 registers it itself). The tests named ``test_after_wiring_*`` run the installed
 command in a subprocess, as a user would; they need ``explain`` and ``--why`` wired
 into cli.py, commands.py and outputs.py.
@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from cli_run import run
 
-from neardup_lab import cli as cli_module
 from neardup_lab import make_article, replace_words
-from neardup_lab.console import Console
-from neardup_lab.explain import explain, ties
-from neardup_lab.explain_cli import WHY_COLUMNS, add_explain_command, why_fields, why_summary
-from neardup_lab.pipeline import dedup
-from neardup_lab.settings import Settings
+from neardup_lab.cli import main as cli_module
+from neardup_lab.cli.console import Console
+from neardup_lab.cli.explain import WHY_COLUMNS, add_explain_command, why_fields, why_summary
+from neardup_lab.engine.explain import explain, ties
+from neardup_lab.engine.pipeline import dedup
+from neardup_lab.engine.settings import Settings
 from neardup_lab.text import jaccard, word_shingles
 
 ARTICLE = make_article(seed=11, n_words=80)

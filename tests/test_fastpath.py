@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_lab import jaccard, make_corpus, word_shingles
-from neardup_lab.fastpath import ngram_ids, shingle_id_batch, shingle_ids, tokenize_batch
+from neardup_lab.engine.tokenize import ngram_ids, shingle_id_batch, shingle_ids, tokenize_batch
 
 
 def _id_jaccard(a, b):
@@ -63,7 +63,7 @@ def test_errors():
 
 def _word_hashes_of_normalized(text):
     """The slow path for one text: normalize() in Python, then hash its words' UTF-8 bytes."""
-    from neardup_lab.fastpath import word_hashes
+    from neardup_lab.engine.tokenize import word_hashes
     from neardup_lab.text import words
 
     tokens = [w.encode("utf-8", "surrogatepass") for w in words(text)]
@@ -98,7 +98,7 @@ def test_byte_path_and_unicode_path_give_the_same_word_hashes(docs):
 
 @given(st.lists(mixed_text, max_size=6))
 def test_folding_in_small_blocks_gives_the_same_word_hashes(docs):
-    from neardup_lab import fastpath
+    from neardup_lab.engine import tokenize as fastpath
 
     whole = tokenize_batch(docs)
     with pytest.MonkeyPatch.context() as patch:
@@ -136,7 +136,7 @@ def test_a_str_subclass_is_text():
 
 
 def test_every_byte_is_split_as_the_table_says():
-    from neardup_lab.fastpath import _ENDS_WORD, _in_word, _lowered
+    from neardup_lab.engine.tokenize import _ENDS_WORD, _in_word, _lowered
 
     every_byte = np.arange(256, dtype=np.uint8)
     inside = _in_word(_lowered(every_byte))

@@ -22,8 +22,8 @@ import pytest
 from cli_run import run as run_cli
 
 from neardup_lab import make_article
-from neardup_lab.cli import main
-from neardup_lab.store import SavedIndex
+from neardup_lab.cli.main import main
+from neardup_lab.index.store import SavedIndex
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX file types (FIFO, links, /dev)")
 TIMEOUT = 120  # seconds; a healthy run takes one or two
@@ -163,7 +163,7 @@ def _unprivileged_python_runs() -> bool:
         return False
     try:
         probe = subprocess.run(
-            [sys.executable, "-c", "import neardup_lab.cli"],
+            [sys.executable, "-c", "import neardup_lab.cli.main"],
             user=65534,
             group=65534,
             extra_groups=[],
@@ -325,7 +325,7 @@ def test_row10_huge_num_perm_and_k_are_usage_errors(tmp_path, monkeypatch, capsy
         assert "usage: neardup-lab dedup" in result.stderr and "must be at most" in result.stderr
     assert not (tmp_path / "c.jsonl").exists()
 
-    import neardup_lab.commands as commands
+    import neardup_lab.cli.commands as commands
 
     def refused(*args, **kwargs):  # the pipeline's own settings check says no
         raise ValueError("num_perm must be an int in 1..8192, got 100000")

@@ -6,10 +6,11 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from neardup_lab import dedup, idsets, make_corpus, pipeline
-from neardup_lab.idsets import ShingleIds, jaccard_from_texts, shingle_id_sets
-from neardup_lab.settings import Settings
-from neardup_lab.verify import jaccard_of_pairs, pack_id_sets
+from neardup_lab import dedup, make_corpus
+from neardup_lab.engine import idsets, pipeline
+from neardup_lab.engine.idsets import ShingleIds, jaccard_from_texts, shingle_id_sets
+from neardup_lab.engine.settings import Settings
+from neardup_lab.engine.verify import jaccard_of_pairs, pack_id_sets
 
 # Typographic quotes, accents, a ligature that NFKC splits, a separator outside ASCII.
 _MIXED = ["Café “déjà vu” ﬁne", "ÉCOLE—fermée", "rain rain today", "", "a\u00a0b c", "Straße STRASSE"]

@@ -7,7 +7,8 @@ from datasketch import MinHashLSH
 from datasketch.lsh import _optimal_param
 from scipy.integrate import quad
 
-from neardup_lab import error_areas, optimal_params
+from neardup_lab import optimal_params
+from neardup_lab.lsh import error_areas
 
 THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 

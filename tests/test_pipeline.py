@@ -6,12 +6,12 @@ import pytest
 from neardup_lab import (
     brute_force_pairs,
     dedup,
-    exact_groups,
     make_corpus,
     pairs_from_clusters,
     precision_recall,
     word_shingles,
 )
+from neardup_lab.engine.pipeline import exact_groups
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_two_jobs_give_the_same_answer():
 
 
 def _clusters_with_two_jobs(seed: int) -> list[list[int]]:
-    from neardup_lab import verify
+    from neardup_lab.engine import verify
 
     verify._SPREAD_FROM = 1  # every batch of pairs would go to forked workers
     return dedup(make_corpus(300, seed=seed).docs, threshold=0.8, n_jobs=2).clusters
@@ -157,8 +157,8 @@ def test_n_jobs_checked(bad):
 
 @pytest.mark.parametrize("room", ["as reserved", "too small"])
 def test_prepare_many_over_threads_gives_the_arrays_of_one_chunk(monkeypatch, room):
-    from neardup_lab import pipeline
-    from neardup_lab.settings import Settings
+    from neardup_lab.engine import pipeline
+    from neardup_lab.engine.settings import Settings
 
     monkeypatch.setattr(pipeline, "_CHUNK", 7)  # many chunks from a small corpus
     if room == "too small":  # the reserve for ids must grow, chunk after chunk

@@ -8,8 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neardup_lab import BlockIndex, hamming, hamming_brute_force, hamming_distances, simhash, word_shingles
-from neardup_lab.simhash_index import MAX_TABLES
+from neardup_lab import (
+    BlockIndex,
+    hamming,
+    hamming_distances,
+    simhash,
+    word_shingles,
+)
+from neardup_lab.simhash_index import MAX_TABLES, hamming_brute_force
 
 CI = os.environ.get("CI", "").lower() == "true"
 SCHEMES = [("pigeonhole", None), ("permuted", None), ("permuted", 5)]

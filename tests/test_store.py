@@ -19,7 +19,6 @@ import pytest
 from neardup_lab import (
     MinHasher,
     dedup,
-    exact_groups,
     jaccard,
     make_article,
     make_corpus,
@@ -27,10 +26,11 @@ from neardup_lab import (
     word_shingles,
 )
 from neardup_lab.clusters import clusters_from_pairs
-from neardup_lab.fastpath import shingle_id_batch
-from neardup_lab.indexfile import FORMAT_VERSION, NORMALIZATION, atomic_writer
-from neardup_lab.settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE, Settings
-from neardup_lab.store import (
+from neardup_lab.engine.pipeline import exact_groups
+from neardup_lab.engine.settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE, Settings
+from neardup_lab.engine.tokenize import shingle_id_batch
+from neardup_lab.index.fileformat import FORMAT_VERSION, NORMALIZATION, atomic_writer
+from neardup_lab.index.store import (
     CorruptIndexError,
     IndexBusyError,
     IndexExistsError,
@@ -534,7 +534,7 @@ def test_an_edited_setting_is_damage_not_a_wrong_answer(two_hundred, name, value
 def test_an_index_from_code_that_shingles_differently_is_refused(saved):
     before = snapshot(saved)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("neardup_lab.indexfile.NORMALIZATION", "nfkc-casefold-punctuation-to-space/2")
+        patch.setattr("neardup_lab.index.fileformat.NORMALIZATION", "nfkc-casefold-punctuation-to-space/2")
         with pytest.raises(IndexVersionError, match="built with normalization .*/1.* build it again"):
             SavedIndex.open(saved)
     assert snapshot(saved) == before

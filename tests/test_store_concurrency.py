@@ -7,8 +7,8 @@ import sys
 import time
 
 from neardup_lab import make_article
-from neardup_lab.settings import Settings
-from neardup_lab.store import SavedIndex, StoreError
+from neardup_lab.engine.settings import Settings
+from neardup_lab.index.store import SavedIndex, StoreError
 
 ROUNDS = 150  # adds by the writer; the reader opens and queries the index all the while
 TIMEOUT = 300
@@ -16,7 +16,7 @@ TIMEOUT = 300
 WRITER = """
 import sys
 from neardup_lab import make_article
-from neardup_lab.store import SavedIndex
+from neardup_lab.index.store import SavedIndex
 
 path, rounds = sys.argv[1], int(sys.argv[2])
 for i in range(rounds):

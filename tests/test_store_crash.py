@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from neardup_lab import make_article
-from neardup_lab.cli import main
-from neardup_lab.store import SavedIndex
+from neardup_lab.cli.main import main
+from neardup_lab.index.store import SavedIndex
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32" or not hasattr(signal, "SIGKILL"), reason="needs SIGKILL and flock"

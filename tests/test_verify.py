@@ -6,13 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from neardup_lab import jaccard
-from neardup_lab.lsh import band_groups, candidate_pair_array
-from neardup_lab.verify import (
+from neardup_lab.engine.verify import (
     jaccard_of_pairs,
     pack_id_sets,
     pair_scorer,
     verified_edges,
 )
+from neardup_lab.lsh import band_groups, candidate_pair_array
 
 id_sets = st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=8)
 

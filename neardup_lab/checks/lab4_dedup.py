@@ -12,7 +12,7 @@ from typing import Any
 from ..clusters import clusters_from_pairs
 from ..corpus import make_article, make_corpus
 from ..evaluate import brute_force_pairs, pairs_from_clusters, precision_recall
-from ..notebook import duration
+from ..notebook.helpers import duration
 from ..text import jaccard, word_shingles
 from ._core import CheckResult, _as_sequence, _as_set, _call, _Case, _equal, _run, _same_float, _show, grading
 

@@ -2,7 +2,7 @@
 
 The summary goes to standard output and is silenced by ``--quiet``; skipped
 inputs and errors go to standard error and never are. The files the command
-writes are in :mod:`neardup_lab.outputs`.
+writes are in :mod:`neardup_lab.cli.outputs`.
 
 >>> import io
 >>> console = Console(quiet=False, out=io.StringIO())
@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
-from .lsh import approx_threshold, s_curve
-from .pipeline import DedupResult
-from .readers import REASONS, ReadReport
-from .settings import RECALL_WEIGHTS, Settings
-from .store import Match
-from .text import normalize
+from ..engine.pipeline import DedupResult
+from ..engine.settings import RECALL_WEIGHTS, Settings
+from ..index.store import Match
+from ..lsh import approx_threshold, s_curve
+from ..readers.all import REASONS, ReadReport
+from ..text import normalize
 
 __all__ = [
     "PROG",
@@ -106,7 +106,7 @@ class Console:
 def warn_skipped(console: Console, report: ReadReport, problems_path: str | None) -> None:
     """Report the first skipped inputs on standard error, and how to see them all.
 
-    >>> from neardup_lab.readers import Problem
+    >>> from neardup_lab.readers.all import Problem
     >>> warn_skipped(Console(quiet=True, err=sys.stdout), ReadReport(problems=[
     ...     Problem("a.txt", None, "binary", "NUL byte")]), None)
     neardup-lab: skipped a.txt: binary file: NUL byte
@@ -187,7 +187,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
 def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> None:
     """Print the clusters a dedup found and the settings it used.
 
-    >>> from neardup_lab.pipeline import dedup
+    >>> from neardup_lab.engine.pipeline import dedup
     >>> dedup_summary(Console(quiet=False), dedup(["a b c", "a b c"], k=1), Settings(k=1))
     exact copies: 1
     clusters: 1 (1 with more than one document)
@@ -217,7 +217,7 @@ def match_summary(
 ) -> None:
     """Print how many documents duplicate the index (``index``) or their batch (``batch``); list the first.
 
-    >>> from neardup_lab.store import SavedIndex
+    >>> from neardup_lab.index.store import SavedIndex
     >>> store = SavedIndex()
     >>> found = store.add(["a", "b"], ["heavy rain in the city", "heavy rain in the city"])
     >>> match_summary(Console(quiet=False), ["a", "b"], found, index=False, batch=True)

@@ -1,6 +1,6 @@
 """The same dedup on a Dask cluster: map, shuffle, reduce.
 
-:func:`dedup_dask` gives exactly the answer of :func:`~neardup_lab.pipeline.dedup`
+:func:`dedup_dask` gives exactly the answer of :func:`~neardup_lab.engine.pipeline.dedup`
 (same pairs, clusters and keepers for the same parameters) on a corpus cut into
 partitions: a list of texts, a dask bag, the partitions of a dask dataframe, or
 files read on the workers by :func:`read_bag`. Every stage is a set of Dask
@@ -35,7 +35,7 @@ receive the result itself, which lists every document index once.
 Global document ids are positions: partition offsets are counted after
 signing, so document ``i`` is the ``i``-th document in partition order.
 
-The shuffles are task shuffles (:mod:`~neardup_lab.shuffle`): ``partitions * Q``
+The shuffles are task shuffles (:mod:`~neardup_lab.distributed.shuffle`): ``partitions * Q``
 small pieces each, fine for hundreds of partitions; for many thousands a staged
 shuffle (dask dataframe's) would be needed.
 """
@@ -54,11 +54,13 @@ import dask.bag
 import numpy as np
 from dask.delayed import Delayed, delayed
 
-from .clusters import choose_keepers, clusters_from_pair_array, pair_tuples
-from .lsh import band_hashes, candidate_pair_array
-from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from .pipeline import DedupResult, check_documents, prepare
-from .readers import (
+from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
+from ..engine.pipeline import DedupResult, check_documents, prepare
+from ..engine.settings import Settings
+from ..engine.verify import IdSets, jaccard_of_pairs
+from ..lsh import band_hashes, candidate_pair_array
+from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
+from ..readers.all import (
     DEFAULT_MAX_BYTES,
     Document,
     InputError,
@@ -67,10 +69,8 @@ from .readers import (
     detect_format,
     iter_records,
 )
-from .settings import Settings
+from ..validate import positive_int
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
-from .validate import positive_int
-from .verify import IdSets, jaccard_of_pairs
 
 __all__ = [
     "dedup_dask",
@@ -93,11 +93,11 @@ def _read_path(path: str, options: dict) -> list[Document | Problem]:
 
 
 def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
-    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and
-    :class:`~neardup_lab.readers.Problem`, one partition per path: how files go to :func:`dedup_dask`.
+    """Files as a dask bag of :class:`~neardup_lab.readers.all.Document` and
+    :class:`~neardup_lab.readers.all.Problem`, one partition per path: how files go to :func:`dedup_dask`.
 
     Files (``.txt`` files, folders of them, ``.jsonl``, ``.csv``) are read on the
-    workers with :func:`~neardup_lab.readers.iter_records` (``read_options`` are
+    workers with :func:`~neardup_lab.readers.all.iter_records` (``read_options`` are
     its keyword arguments: ``fmt``, ``field``, ``column``, ``encoding``,
     ``max_bytes``, ``delimiter``), in the order given, so ``dedup_dask(read_bag(paths))``
     numbers documents as ``read_bag(paths)`` lists them, and counts the skipped
@@ -464,7 +464,7 @@ def dedup_dask(
     npartitions: int | None = None,
     shuffle_partitions: int | None = None,
 ) -> DedupResult:
-    """:func:`~neardup_lab.pipeline.dedup` on a Dask cluster, with the same answer.
+    """:func:`~neardup_lab.engine.pipeline.dedup` on a Dask cluster, with the same answer.
 
     ``texts`` is what ``dedup`` takes, a list (or other sequence) of str, cut
     into ``npartitions`` partitions (default: one per 2,000 texts); or a dask

@@ -33,11 +33,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .console import posix
-from .explain_cli import WHY_COLUMNS
-from .indexfile import LOCK_NAME, META_NAME, atomic_writer
-from .pipeline import DedupResult
-from .readers import (
+from ..engine.pipeline import DedupResult
+from ..index.fileformat import LOCK_NAME, META_NAME, atomic_writer
+from ..index.store import Match
+from ..readers.all import (
     FORMATS,
     PARQUET_BATCH_ROWS,
     Document,
@@ -53,7 +52,8 @@ from .readers import (
     optional_module,
     record_value,
 )
-from .store import Match
+from .console import posix
+from .explain import WHY_COLUMNS
 
 __all__ = [
     "OUT_FORMATS",
@@ -213,7 +213,7 @@ def clusters_writer(
     """Write ``result``'s clusters: one JSON line per cluster, or a CSV row per document.
 
     >>> import io
-    >>> from neardup_lab.pipeline import dedup
+    >>> from neardup_lab.engine.pipeline import dedup
     >>> f = io.StringIO()
     >>> clusters_writer("csv", dedup(["a b", "a b"], k=1), ["x", "y"])(f)
     >>> print(f.getvalue().strip())
@@ -506,7 +506,7 @@ def records_writer(
     written. The output is compressed when ``path`` ends in ``.gz``/``.zst``.
 
     >>> import io, pathlib, tempfile
-    >>> from neardup_lab.readers import read_inputs
+    >>> from neardup_lab.readers.all import read_inputs
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     src = pathlib.Path(tmp, "a.jsonl")
     ...     _ = src.write_text('{"text": "rain", "n": 1}\\n{"text": "sun"}\\n')

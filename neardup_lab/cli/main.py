@@ -9,14 +9,14 @@ Inputs are folders of ``.txt`` files, JSONL files (one JSON object per line,
 text in ``--field``), CSV files (with a header row, text in ``--column``),
 any of these compressed (``.gz``, ``.zst``), and Parquet files (text in
 ``--column``); records may carry their own ids (``--id-field``,
-``--id-column``); see :mod:`neardup_lab.readers`. ``--keep-out`` writes the
+``--id-column``); see :mod:`neardup_lab.readers.all`. ``--keep-out`` writes the
 deduplicated data itself, in the inputs' format. The saved index is described in
-:mod:`neardup_lab.store`.
+:mod:`neardup_lab.index.store`.
 
 This module is the parsing: the argument tree, its help texts and the
 checks of single values. The commands themselves are in
-:mod:`neardup_lab.commands`, what they print in :mod:`neardup_lab.console`
-and the files they write in :mod:`neardup_lab.outputs`.
+:mod:`neardup_lab.cli.commands`, what they print in :mod:`neardup_lab.cli.console`
+and the files they write in :mod:`neardup_lab.cli.outputs`.
 
 Exit codes: 0 when everything was read and done; 1 when the work was done
 but some inputs were skipped (each one is reported on standard error with
@@ -25,7 +25,7 @@ fatal error, in which case nothing was written.
 
 The same run from Python:
 
->>> from neardup_lab.cli import main
+>>> from neardup_lab.cli.main import main
 >>> main(["dedup", "--help"])  # doctest: +ELLIPSIS
 usage: neardup-lab dedup ...
 0
@@ -39,15 +39,15 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 
-from .clusters import KEEPER_POLICIES
+from ..clusters import KEEPER_POLICIES
+from ..engine.settings import SHINGLE_KINDS, Settings
+from ..index.fileformat import StoreError
+from ..minhash import SCHEMES
+from ..readers.all import DEFAULT_MAX_BYTES, FORMATS, InputError
 from .commands import EXIT_ERROR, EXIT_OK, EXIT_SKIPPED, given_settings, run_dedup, run_index, run_info
 from .console import PROG, Console
-from .explain_cli import add_explain_command
-from .indexfile import StoreError
-from .minhash import SCHEMES
+from .explain import add_explain_command
 from .outputs import OUT_FORMATS, UsageError
-from .readers import DEFAULT_MAX_BYTES, FORMATS, InputError
-from .settings import SHINGLE_KINDS, Settings
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR"]
 
@@ -136,7 +136,7 @@ def _echo(text: str) -> str:
 
 
 def _number(text: str, kind: type[float] | type[int] = float) -> float:
-    """A number (``kind=int``: a whole one); its range is checked by :class:`~neardup_lab.settings.Settings`.
+    """A number (``kind=int``: a whole one); its range is checked by :class:`~.settings.Settings`.
 
     >>> _number("0.7"), _number("128", int)
     (0.7, 128)
@@ -228,7 +228,7 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:
-    """Options named after the fields of :class:`~neardup_lab.settings.Settings`, which checks them."""
+    """Options named after the fields of :class:`~neardup_lab.engine.settings.Settings`, which checks them."""
     if from_index:
         title = "settings (stored in the index; give one only to check it matches)"
     else:
@@ -295,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_MAIN_EPILOG,
         formatter_class=fmt,
     )
-    from . import __version__
+    from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -385,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _new_settings(args: argparse.Namespace) -> Settings:
     """The settings of a dedup or a new index: the options given, defaults for the rest.
 
-    A value :class:`~neardup_lab.settings.Settings` refuses is a usage error (exit 2).
+    A value :class:`~neardup_lab.engine.settings.Settings` refuses is a usage error (exit 2).
     """
     try:
         return Settings(**given_settings(args))

@@ -1,7 +1,7 @@
 """Every setting that shapes a dedup's answer, checked once.
 
-:class:`Settings` is what :func:`~neardup_lab.pipeline.dedup`, the saved index,
-:func:`~neardup_lab.distributed.dedup_dask` and the command line all take, so
+:class:`Settings` is what :func:`~neardup_lab.engine.pipeline.dedup`, the saved index,
+:func:`~neardup_lab.distributed.dedup.dedup_dask` and the command line all take, so
 they refuse the same values with the same messages and pick the same default
 banding. A check happens before anything is allocated: a setting that cannot
 work (a signature of a million values, a shingle of a million words) is an
@@ -23,11 +23,11 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from .clusters import KEEPER_POLICIES
-from .lsh import check_banding, optimal_params
-from .minhash import MAX_NUM_PERM, SCHEMES, MinHasher
-from .text import MAX_SHINGLE_SIZE
-from .validate import positive_int, shown
+from ..clusters import KEEPER_POLICIES
+from ..lsh import check_banding, optimal_params
+from ..minhash import MAX_NUM_PERM, SCHEMES, MinHasher
+from ..text import MAX_SHINGLE_SIZE
+from ..validate import positive_int, shown
 
 __all__ = [
     "Settings",

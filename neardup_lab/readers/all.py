@@ -292,7 +292,7 @@ def optional_module(module: str, package: str, purpose: str) -> ModuleType:
     >>> optional_module("no_such_module", "nosuch", "reading .xyz files")
     Traceback (most recent call last):
         ...
-    neardup_lab.readers.InputError: reading .xyz files needs the nosuch package, which is not installed; \
+    neardup_lab.readers.all.InputError: reading .xyz files needs the nosuch package, which is not installed; \
 pip install nosuch
     """
     try:

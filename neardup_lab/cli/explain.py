@@ -1,9 +1,9 @@
-"""``neardup-lab explain`` and ``dedup --why``: the command-line side of :mod:`neardup_lab.explain`.
+"""``neardup-lab explain`` and ``dedup --why``: the command-line side of :mod:`neardup_lab.engine.explain`.
 
 ``neardup-lab explain A B`` compares two files (or ``--text "..." --text "..."``)
 under the settings ``dedup`` would use, and prints every step's evidence
-(:class:`~neardup_lab.explain.Explanation`). With ``--why``, ``dedup`` adds to each
-removed document the pair that tied it to its cluster (:func:`~neardup_lab.explain.ties`):
+(:class:`~neardup_lab.engine.explain.Explanation`). With ``--why``, ``dedup`` adds to each
+removed document the pair that tied it to its cluster (:func:`~neardup_lab.engine.explain.ties`):
 :func:`why_fields` gives the fields of the cluster file, :func:`why_summary` the lines
 printed.
 
@@ -27,11 +27,11 @@ import argparse
 import os
 from collections.abc import Sequence
 
+from ..engine.explain import SHOWN_SHARED, explain, ties
+from ..engine.pipeline import DedupResult
+from ..engine.settings import Settings
+from ..readers.all import DEFAULT_MAX_BYTES, InputError, read_inputs
 from .console import Console, plural, posix
-from .explain import SHOWN_SHARED, explain, ties
-from .pipeline import DedupResult
-from .readers import DEFAULT_MAX_BYTES, InputError, read_inputs
-from .settings import Settings
 
 __all__ = ["add_explain_command", "run_explain", "WHY_COLUMNS", "why_fields", "why_summary"]
 
@@ -63,7 +63,7 @@ def add_explain_command(commands: argparse._SubParsersAction) -> argparse.Argume
     3
     """
     # cli, commands and outputs import this module, so it imports from them only when called.
-    from .cli import _add_hash_options, _byte_size, _whole
+    from .main import _add_hash_options, _byte_size, _whole
 
     p = commands.add_parser(
         "explain",
@@ -129,8 +129,8 @@ def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
 def run_explain(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab explain``: print the evidence for one pair of texts; exit code 0.
 
-    A setting :class:`~neardup_lab.settings.Settings` refuses, a wrong number of
-    texts, or a file that cannot be read is an :class:`~neardup_lab.readers.InputError`
+    A setting :class:`~neardup_lab.engine.settings.Settings` refuses, a wrong number of
+    texts, or a file that cannot be read is an :class:`~neardup_lab.readers.all.InputError`
     (``neardup-lab`` prints it and exits with 2).
 
     >>> commands = argparse.ArgumentParser().add_subparsers(dest="command")
@@ -169,9 +169,9 @@ def why_fields(result: DedupResult, docs: Sequence[str], ids: Sequence[str]) -> 
     ``tied_to`` is the id of the document it was paired with (one pair closer to
     the keeper), ``tied_to_index`` its index, ``jaccard`` their exact Jaccard
     similarity, ``exact`` whether they are exact copies, ``steps`` how many pairs
-    lead from it to its keeper. See :func:`~neardup_lab.explain.ties`.
+    lead from it to its keeper. See :func:`~neardup_lab.engine.explain.ties`.
 
-    >>> from neardup_lab.pipeline import dedup
+    >>> from neardup_lab.engine.pipeline import dedup
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "A B C D E F G X"]
     >>> why_fields(dedup(docs, threshold=0.6, k=1), docs, ["x.txt", "y.txt", "z.txt"])[2]
     {'tied_to': 'y.txt', 'tied_to_index': 1, 'jaccard': 1.0, 'exact': True, 'steps': 2}

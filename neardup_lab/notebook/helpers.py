@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .corpus import make_article, make_corpus
-from .text import jaccard, word_shingles, words
+from ..corpus import make_article, make_corpus
+from ..text import jaccard, word_shingles, words
 
 if TYPE_CHECKING:
     import matplotlib.axes
@@ -362,7 +362,7 @@ def labelled_table(frame: pd.DataFrame) -> LabelledTable:
 
 def signing_cost(n_docs: int = 2000, seed: int = 0, repeat: int = 3) -> float:
     """Measure signing on this machine: seconds per 300-word article for the signing stage of
-    :func:`~neardup_lab.pipeline.dedup` with its default settings, on one core.
+    :func:`~neardup_lab.engine.pipeline.dedup` with its default settings, on one core.
 
     The best of ``repeat`` runs, after a warm-up: the first call in a process builds lookup
     tables once, which a small sample would otherwise charge to every article.
@@ -370,8 +370,8 @@ def signing_cost(n_docs: int = 2000, seed: int = 0, repeat: int = 3) -> float:
     >>> signing_cost(n_docs=20, repeat=1) > 0
     True
     """
-    from .pipeline import prepare_many
-    from .settings import Settings
+    from ..engine.pipeline import prepare_many
+    from ..engine.settings import Settings
 
     docs = [make_article(seed * 1_000_003 + i) for i in range(n_docs)]
     settings = Settings()

@@ -29,9 +29,9 @@ from itertools import repeat
 
 import numpy as np
 
-from .hashing import splitmix64
-from .spans import span_positions
-from .text import _first_not_text, _require_k, _require_text, separator_marks
+from ..hashing import splitmix64
+from ..spans import span_positions
+from ..text import _first_not_text, _require_k, _require_text, separator_marks
 
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 

@@ -1,17 +1,17 @@
 """Shingle id sets from texts, and exact Jaccard of pairs straight from the texts.
 
 :func:`unsorted_shingle_ids` is the one place a batch of texts becomes shingle
-ids: :func:`~neardup_lab.pipeline.prepare` signs them, and :func:`shingle_id_sets`
+ids: :func:`~neardup_lab.engine.pipeline.prepare` signs them, and :func:`shingle_id_sets`
 sorts them into the distinct ids that verification reads
-(:class:`~neardup_lab.verify.IdSets`).
+(:class:`~neardup_lab.engine.verify.IdSets`).
 
 Keeping every document's ids for verification costs 8 bytes a shingle: for a
 million 300-word documents, 2.4 GB, more than the texts themselves. Only the
 documents of candidate pairs are ever read, so :func:`jaccard_from_texts` derives
 their ids again, a bounded slice of pairs at a time, instead of holding them all:
 the same scores, for the time of deriving them (about as long as signing them).
-:func:`~neardup_lab.pipeline.dedup` keeps the ids of the first documents, up to
-:data:`~neardup_lab.pipeline.IDS_BUDGET` bytes, and derives only the others'. It
+:func:`~neardup_lab.engine.pipeline.dedup` keeps the ids of the first documents, up to
+:data:`~neardup_lab.engine.pipeline.IDS_BUDGET` bytes, and derives only the others'. It
 keeps them in text order (:class:`ShingleIds`) and sorts, once banding is done,
 only those of documents in a band group: the others are never read.
 """
@@ -22,13 +22,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .fastpath import ngram_ids, tokenize_batch
-from .hashing import hash_shingles
+from ..hashing import hash_shingles
+from ..spans import chunk_bounds, reserve, span_positions
+from ..text import char_shingles
+from ..workers import ordered_map
 from .settings import Settings
-from .spans import chunk_bounds, reserve, span_positions
-from .text import char_shingles
+from .tokenize import ngram_ids, tokenize_batch
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets
-from .workers import ordered_map
 
 __all__ = ["unsorted_shingle_ids", "ShingleIds", "shingle_id_sets", "jaccard_from_texts"]
 
@@ -49,9 +49,9 @@ def unsorted_shingle_ids(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(ids, counts)``: each document's shingle ids in text order, repeats included, end to end.
 
-    Word shingle ids come from :mod:`~neardup_lab.fastpath`, char shingles from
+    Word shingle ids come from :mod:`~neardup_lab.engine.tokenize`, char shingles from
     :func:`~neardup_lab.hashing.hash_shingles`. ``words`` passes the word hashes
-    and counts of :func:`~neardup_lab.fastpath.tokenize_batch` when the caller has
+    and counts of :func:`~neardup_lab.engine.tokenize.tokenize_batch` when the caller has
     them already. Enough to sign (a minimum ignores order and repeats);
     :func:`shingle_id_sets` sorts them for verification.
 
@@ -73,8 +73,8 @@ class ShingleIds:
     ``ids[offsets[0] : offsets[1]]``; documents are numbered on from one part to the next.
 
     What signing reads, before the sorting verification needs.
-    :func:`~neardup_lab.pipeline.dedup` keeps its ids this way, one part per chunk of
-    :func:`~neardup_lab.pipeline.prepare_many` (not copied into one array), and sorts
+    :func:`~neardup_lab.engine.pipeline.dedup` keeps its ids this way, one part per chunk of
+    :func:`~neardup_lab.engine.pipeline.prepare_many` (not copied into one array), and sorts
     those of the documents in some band group only (:meth:`sets`): the others are
     never verified, and sorting is most of the cost of an id set.
 
@@ -168,13 +168,13 @@ def jaccard_from_texts(
     """Exact Jaccard of each pair ``(a, b)`` of ``docs``, from their texts.
 
     The pairs are scored in slices: each slice's documents get their id sets
-    from :func:`shingle_id_sets`, and :func:`~neardup_lab.verify.jaccard_of_pairs`
+    from :func:`shingle_id_sets`, and :func:`~neardup_lab.engine.verify.jaccard_of_pairs`
     scores the slice. A slice holds about two million characters of text, plus at
     most one long document that its first pairs share with the slice before
     (pairs with a long document are taken in order of it, so it is derived once
     per slice, not once per pair): memory holds a few slices' ids at a time,
     whatever the texts. ``kept`` holds the id sets of the first
-    documents already (as :func:`~neardup_lab.pipeline.prepare_many` keeps them
+    documents already (as :func:`~neardup_lab.engine.pipeline.prepare_many` keeps them
     within a budget); those are not derived again. Slices run on ``n_jobs``
     threads (deriving ids is numpy passes, which let another thread score
     meanwhile). The scores are those of

@@ -14,19 +14,18 @@ from typing import NamedTuple
 
 import numpy as np
 import xxhash
-from tqdm import tqdm
 
+from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
+from ..lsh import band_groups
+from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
+from ..spans import chunk_bounds, cut, reserve, span_positions
+from ..text import _first_not_text, words
+from ..workers import ordered_map
 from .allocator import keep_freed_memory
-from .clusters import choose_keepers, clusters_from_pair_array, pair_tuples
-from .fastpath import tokenize_batch
 from .idsets import ShingleIds, jaccard_from_texts, unsorted_shingle_ids
-from .lsh import band_groups
-from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import RECALL_WEIGHTS, Settings
-from .spans import chunk_bounds, cut, reserve, span_positions
-from .text import _first_not_text, words
+from .tokenize import tokenize_batch
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
-from .workers import ordered_map
 
 __all__ = [
     "DedupResult",
@@ -111,9 +110,9 @@ class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
     ``sets`` holds each document's distinct shingle ids, sorted: what exact
-    verification (:func:`~neardup_lab.verify.jaccard_of_pairs`) reads; or, when
+    verification (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`) reads; or, when
     asked for (``ids="raw"``), the ids in text order as a
-    :class:`~neardup_lab.idsets.ShingleIds`, for a caller that sorts only the
+    :class:`~neardup_lab.engine.idsets.ShingleIds`, for a caller that sorts only the
     documents it will verify. When :func:`prepare_many` is given a budget for
     ids, they cover only the first documents (as many as fit; ``sets.documents``
     of them).
@@ -134,16 +133,16 @@ ID_FORMS = ("sets", "raw", "none")
 def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepared:
     """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
 
-    Words and their hashes come from :mod:`~neardup_lab.fastpath`, shingle ids from
-    :func:`~neardup_lab.idsets.unsorted_shingle_ids` (one id per
+    Words and their hashes come from :mod:`~neardup_lab.engine.tokenize`, shingle ids from
+    :func:`~neardup_lab.engine.idsets.unsorted_shingle_ids` (one id per
     :func:`~neardup_lab.text.word_shingles` shingle); signatures from
     :meth:`~neardup_lab.minhash.MinHasher.signatures_flat`, for the first copy of
     each normalised text only. ``ids`` says what to keep of the shingle ids:
-    ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.verify.pack_id_sets`);
-    ``"raw"``, the ids in text order, unsorted (:class:`~neardup_lab.idsets.ShingleIds`);
+    ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.engine.verify.pack_id_sets`);
+    ``"raw"``, the ids in text order, unsorted (:class:`~neardup_lab.engine.idsets.ShingleIds`);
     ``"none"``, nothing (``sets`` then covers no document). The first call in a
     process lets freed arrays be reused, chunk after chunk
-    (:func:`~neardup_lab.allocator.keep_freed_memory`).
+    (:func:`~neardup_lab.engine.allocator.keep_freed_memory`).
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -204,7 +203,7 @@ def prepare_many(
     as they are, one part a chunk), so memory stays about one copy of the shingle
     ids; with ``ids_budget`` (bytes), only the ids of the first documents that fit
     in it are kept (verification derives the others
-    again, :func:`~neardup_lab.idsets.jaccard_from_texts`); ``ids`` is :func:`prepare`'s
+    again, :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); ``ids`` is :func:`prepare`'s
     (in text order, ``"raw"``, they take as much memory as sorted). Threads, not
     processes: most of :func:`prepare` is numpy passes over a whole chunk, which
     run without the interpreter lock, and threads read the texts where they are
@@ -220,6 +219,8 @@ def prepare_many(
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     bounds = list(chunk_bounds(lengths, _CHUNK_CHARS, _CHUNK))
     collected = _Collected(lengths, settings, ids_budget, raw=ids == "raw")
+    from tqdm import tqdm  # here: import neardup_lab loads numpy and nothing heavier
+
     with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
         def prepare_chunk(bound: tuple[int, int]) -> Prepared:
@@ -349,10 +350,10 @@ def keep_verified(
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
 
-    Exact verification is :func:`~neardup_lab.verify.jaccard_of_pairs` over the
+    Exact verification is :func:`~neardup_lab.engine.verify.jaccard_of_pairs` over the
     prepared id sets; ``score`` replaces that computation (for example by one of
-    :func:`~neardup_lab.verify.pair_scorer`, which spreads it over processes, or
-    :func:`~neardup_lab.idsets.jaccard_from_texts`, which needs no id sets).
+    :func:`~neardup_lab.engine.verify.pair_scorer`, which spreads it over processes, or
+    :func:`~neardup_lab.engine.idsets.jaccard_from_texts`, which needs no id sets).
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
     >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
@@ -379,7 +380,7 @@ def keep_verified(
 
 #: Bytes of shingle ids :func:`dedup` keeps for verification: those of the first documents,
 #: up to about 280,000 documents of 300 words. Verification derives the ids of the others
-#: again as it checks them (:func:`~neardup_lab.idsets.jaccard_from_texts`): slower for
+#: again as it checks them (:func:`~neardup_lab.engine.idsets.jaccard_from_texts`): slower for
 #: those documents, but memory stays bounded at any size.
 IDS_BUDGET = 640 << 20
 
@@ -425,16 +426,16 @@ def dedup(
     :func:`~neardup_lab.lsh.band_groups` proposes candidate pairs among the
     representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
     least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
-    candidate), skipping pairs already joined (:func:`~neardup_lab.verify.verified_edges`;
+    candidate), skipping pairs already joined (:func:`~neardup_lab.engine.verify.verified_edges`;
     the shingle ids of documents beyond :data:`IDS_BUDGET` bytes are not kept but
     derived again for the pairs that need them, and the kept ids are sorted only
     for the documents in some band group);
     connected components are the clusters and
     :func:`~neardup_lab.clusters.choose_keepers` picks one per cluster.
 
-    The settings are checked by :class:`~neardup_lab.settings.Settings`;
+    The settings are checked by :class:`~neardup_lab.engine.settings.Settings`;
     ``bands``/``rows`` default to :func:`~neardup_lab.lsh.optimal_params` weighted by
-    :data:`~neardup_lab.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands
+    :data:`~neardup_lab.engine.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands
     of 7 rows). ``progress`` shows a bar (default: only when standard error is a
     terminal). ``bbits`` keeps only that many low bits of each value (b-bit
     MinHash) for banding and estimates. Warns when word shingles meet text

@@ -21,7 +21,7 @@ run left behind; a reader that finds the data file gone (a writer committed
 and removed it meanwhile) reads ``index.json`` again.
 
 In reading order: :func:`atomic_writer`; :func:`write_new` and
-:func:`write_update`; :func:`read_index`. :mod:`~neardup_lab.store` holds
+:func:`write_update`; :func:`read_index`. :mod:`~neardup_lab.index.store` holds
 what the arrays mean.
 """
 
@@ -45,7 +45,7 @@ from typing import IO, NamedTuple
 
 import numpy as np
 
-from .settings import Settings
+from ..engine.settings import Settings
 
 __all__ = [
     "FORMAT_NAME",
@@ -75,12 +75,12 @@ FORMAT_NAME = "neardup-lab-index"
 FORMAT_VERSION = 2
 #: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
 NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
-#: How shingles become ids, the way :func:`~neardup_lab.pipeline.prepare` makes them.
+#: How shingles become ids, the way :func:`~neardup_lab.engine.pipeline.prepare` makes them.
 SHINGLE_HASH = "word:byte-lane-words-ngram-ids/2;char:xxh3-64-utf8/1;exact:xxh3-128-word-hashes/2"
 META_NAME = "index.json"
 LOCK_NAME = ".lock"
 #: The arrays of a data file. ``shingle_ids`` and ``shingle_offsets`` are an
-#: :class:`~neardup_lab.verify.IdSets`, ``exact_keys`` the 128-bit keys as two uint64.
+#: :class:`~neardup_lab.engine.verify.IdSets`, ``exact_keys`` the 128-bit keys as two uint64.
 ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 _HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
 _HEADER_KEYS = (
@@ -129,7 +129,7 @@ class IndexExistsError(StoreError):
 
 
 def check_index_settings(settings: object) -> Settings:
-    """``settings`` if an index can hold them: a :class:`~neardup_lab.settings.Settings` as is.
+    """``settings`` if an index can hold them: a :class:`~neardup_lab.engine.settings.Settings` as is.
 
     An index verifies every match with the exact Jaccard similarity, keeps
     full signatures and every document, so ``verify``, ``bbits`` and
@@ -142,7 +142,7 @@ def check_index_settings(settings: object) -> Settings:
 got verify='estimate' (leave verify, bbits and keeper at their defaults)
     """
     if not isinstance(settings, Settings):
-        raise TypeError(f"settings must be a neardup_lab.settings.Settings, got {type(settings).__name__}")
+        raise TypeError(f"settings must be a neardup_lab.Settings, got {type(settings).__name__}")
     odd = [f"{name}={ours!r}" for name, ours in settings.differing(_FIXED).items()]
     if odd:
         raise ValueError(
@@ -226,7 +226,7 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     from neardup_lab.store import SavedIndex
+    ...     from neardup_lab.index.store import SavedIndex
     ...     write_new(Path(tmp, "idx"), SavedIndex().to_arrays(), Settings()).generation
     1
     """
@@ -299,7 +299,7 @@ def _header(arrays: dict[str, np.ndarray], settings: Settings, generation: int) 
 def _write_generation(
     folder: Path, generation: int, arrays: dict[str, np.ndarray], settings: Settings
 ) -> bytes:
-    from . import __version__
+    from .. import __version__
 
     data_name = _data_name(generation)
     header = _header(arrays, settings, generation)
@@ -473,7 +473,7 @@ def read_index(folder: Path) -> Loaded:
     >>> read_index(Path("no-such-index"))
     Traceback (most recent call last):
         ...
-    neardup_lab.indexfile.StoreError: no index at no-such-index; build one first (neardup-lab index build)
+    neardup_lab.index.fileformat.StoreError: no index at no-such-index; build one first (...)
     """
     shown = folder.as_posix()
     if not folder.exists():

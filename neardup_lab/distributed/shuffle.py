@@ -1,4 +1,4 @@
-"""Task shuffles for :mod:`~neardup_lab.distributed`: route rows, wire the tasks, count the bytes.
+"""Task shuffles for :mod:`~neardup_lab.distributed.dedup`: route rows, wire the tasks, count the bytes.
 
 A shuffle moves rows from the ``P`` tasks that made them to the ``Q`` tasks that
 need them, in two steps of Dask's task graph: each sending task cuts its rows

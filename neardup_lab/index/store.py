@@ -1,19 +1,19 @@
 """A saved near-duplicate index, for documents that arrive in batches.
 
 A :class:`SavedIndex` keeps, for every document it has seen, its id and what
-:func:`~neardup_lab.pipeline.prepare` makes of it: a 128-bit key of its
+:func:`~neardup_lab.engine.pipeline.prepare` makes of it: a 128-bit key of its
 normalised text (to tell exact copies apart), its sorted distinct shingle ids
 (so matches are verified with the *exact* Jaccard similarity, not an
 estimate) and its MinHash signature. Adding a batch queries each new
 document against the index *and* against the earlier documents of the same
 batch before inserting it.
 
-The steps are the pipeline's own: :func:`~neardup_lab.pipeline.prepare`
+The steps are the pipeline's own: :func:`~neardup_lab.engine.pipeline.prepare`
 signs a batch, :func:`~neardup_lab.lsh.band_hashes` keys its bands, and
-:func:`~neardup_lab.verify.jaccard_of_pairs` checks every candidate pair of
+:func:`~neardup_lab.engine.verify.jaccard_of_pairs` checks every candidate pair of
 the batch at once. Band tables are not stored: they are rebuilt from the
 signatures (one sort per band). How an index lies on disk, and how it is
-written atomically and read defensively, is :mod:`~neardup_lab.indexfile`.
+written atomically and read defensively, is :mod:`~neardup_lab.index.fileformat`.
 
 >>> import tempfile, os
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -35,7 +35,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .indexfile import (
+from ..engine.pipeline import Prepared, check_documents, prepare_many
+from ..engine.settings import Settings
+from ..engine.verify import IdSets, jaccard_of_pairs
+from ..lsh import band_hashes
+from ..spans import span_positions
+from .fileformat import (
     FORMAT_VERSION,
     NORMALIZATION,
     SHINGLE_HASH,
@@ -51,11 +56,6 @@ from .indexfile import (
     write_new,
     write_update,
 )
-from .lsh import band_hashes
-from .pipeline import Prepared, check_documents, prepare_many
-from .settings import Settings
-from .spans import span_positions
-from .verify import IdSets, jaccard_of_pairs
 
 __all__ = [
     "Match",
@@ -141,7 +141,7 @@ def _stack(first: IdSets, second: IdSets) -> IdSets:
 class SavedIndex:
     """Signatures, shingle ids and ids of documents seen so far; saved as a folder.
 
-    ``settings`` (a :class:`~neardup_lab.settings.Settings`, default
+    ``settings`` (a :class:`~neardup_lab.engine.settings.Settings`, default
     ``Settings()``) are fixed for the life of the index. An index always
     verifies exactly and keeps every document, so ``verify``, ``bbits`` and
     ``keeper`` must keep their defaults (ValueError otherwise).
@@ -302,7 +302,7 @@ class SavedIndex:
     # ----- on disk -----------------------------------------------------------------------
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The index as the arrays of its data file (see :data:`~neardup_lab.indexfile.ARRAYS`).
+        """The index as the arrays of its data file (see :data:`~neardup_lab.index.fileformat.ARRAYS`).
 
         >>> sorted(SavedIndex().to_arrays())
         ['exact_keys', 'ids', 'shingle_ids', 'shingle_offsets', 'signatures']
@@ -323,8 +323,8 @@ class SavedIndex:
         not exist yet; an opened index can only be saved back where it was
         opened, and only if no other run changed it meanwhile. On any error
         the folder is left exactly as it was. What killed runs left behind is
-        removed (see :func:`~neardup_lab.indexfile.write_new` and
-        :func:`~neardup_lab.indexfile.write_update`).
+        removed (see :func:`~neardup_lab.index.fileformat.write_new` and
+        :func:`~neardup_lab.index.fileformat.write_update`).
 
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as tmp:
@@ -347,10 +347,10 @@ class SavedIndex:
         """Load a saved index; check its format, checksum, arrays and, if given, settings.
 
         ``expect`` maps setting names (fields of
-        :class:`~neardup_lab.settings.Settings`) to the values the caller
+        :class:`~neardup_lab.engine.settings.Settings`) to the values the caller
         needs; any difference raises :class:`SettingsMismatchError`. Nothing
         on disk is changed. Raises the errors of
-        :func:`~neardup_lab.indexfile.read_index`, with a message that says
+        :func:`~neardup_lab.index.fileformat.read_index`, with a message that says
         what is wrong and what to do.
 
         >>> import os, tempfile

@@ -22,10 +22,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .clusters import join_roots, roots
-from .lsh import BandGroups, pairs_in_groups
-from .spans import span_positions
-from .workers import fork_context
+from ..clusters import join_roots, roots
+from ..lsh import BandGroups, pairs_in_groups
+from ..spans import span_positions
+from ..workers import fork_context
 
 __all__ = [
     "IdSets",

@@ -1,16 +1,16 @@
 """Why two documents were paired, or not: the evidence the pipeline weighs, for one pair.
 
-:func:`explain` runs two texts through the same steps as :func:`~neardup_lab.pipeline.dedup`,
-under the same :class:`~neardup_lab.settings.Settings`, and keeps every intermediate answer:
+:func:`explain` runs two texts through the same steps as :func:`~neardup_lab.engine.pipeline.dedup`,
+under the same :class:`~neardup_lab.engine.settings.Settings`, and keeps every intermediate answer:
 
-1. the normalised words and the exact-copy key (:func:`~neardup_lab.pipeline.prepare`);
+1. the normalised words and the exact-copy key (:func:`~neardup_lab.engine.pipeline.prepare`);
 2. the shingles, shown as strings (:func:`~neardup_lab.text.word_shingles` or
    :func:`~neardup_lab.text.char_shingles`), and the exact Jaccard similarity of their ids,
-   the number verification uses (:func:`~neardup_lab.verify.jaccard_of_pairs`);
+   the number verification uses (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`);
 3. the MinHash signatures: how many of their values agree, and the estimate;
 4. the bands whose values agree (:func:`~neardup_lab.lsh.band_groups`, keyed by
    :func:`~neardup_lab.lsh.band_hashes`): one is enough to make the pair a candidate;
-5. whether verification keeps the pair (:func:`~neardup_lab.pipeline.keep_verified`).
+5. whether verification keeps the pair (:func:`~neardup_lab.engine.pipeline.keep_verified`).
 
 :func:`ties` answers the same question for a whole run: for each document a dedup
 removed, the pair that tied it to its cluster, so a chain of pairs (A like B, B like
@@ -32,15 +32,13 @@ from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import breadth_first_order
 
+from ..lsh import band_groups
+from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
+from ..text import _require_text, char_shingles, containment, word_shingles, words
 from .idsets import jaccard_from_texts
-from .lsh import band_groups
-from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .pipeline import DedupResult, check_documents, keep_verified, prepare
 from .settings import Settings
-from .text import _require_text, char_shingles, containment, word_shingles, words
 from .verify import jaccard_of_pairs
 
 __all__ = ["Explanation", "explain", "Tie", "ties"]
@@ -258,14 +256,14 @@ def _check_settings(settings: object) -> Settings:
 
 
 def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
-    """The evidence for the pair ``a``, ``b``: every step of :func:`~neardup_lab.pipeline.dedup`.
+    """The evidence for the pair ``a``, ``b``: every step of :func:`~neardup_lab.engine.pipeline.dedup`.
 
     ``settings`` default to those of ``dedup``. The answer agrees with a dedup of
     the two texts: ``explain(a, b, s).joined`` is true exactly when
     ``dedup([a, b], **s.to_dict())`` puts them in one cluster.
 
     Raises TypeError when ``a`` or ``b`` is not a str or ``settings`` not a
-    :class:`~neardup_lab.settings.Settings`.
+    :class:`~neardup_lab.engine.settings.Settings`.
 
     >>> e = explain("The river rose fast today", "the river rose FAST, today!")
     >>> e.exact_copy, e.jaccard, e.joined
@@ -332,7 +330,7 @@ class Tie(NamedTuple):
 def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
     """For each document ``result`` removed, the pair that tied it to its cluster, by document.
 
-    The exact copies and verified pairs of a :class:`~neardup_lab.pipeline.DedupResult`
+    The exact copies and verified pairs of a :class:`~neardup_lab.engine.pipeline.DedupResult`
     join every cluster; walking them outward from the keeper (breadth first), each
     removed document is reached through one pair, whose other document is its
     ``neighbour``. In a chain A - B - C kept at A, C is tied to B and B to A, although
@@ -343,7 +341,7 @@ def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
     does not hold as many documents as the result.
 
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "a b c d e f y x", "z"]
-    >>> from neardup_lab.pipeline import dedup
+    >>> from neardup_lab.engine.pipeline import dedup
     >>> result = dedup(docs, threshold=0.6, k=1)
     >>> [(t.document, t.neighbour, t.jaccard, t.steps) for t in ties(result, docs)]
     [(1, 0, 0.7777777777777778, 1), (2, 1, 0.7777777777777778, 2)]
@@ -360,6 +358,9 @@ def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
     keepers = [keeper for keeper, members in zip(result.keepers, result.clusters) if len(members) > 1]
     # One walk from an extra node n linked to every keeper reaches each cluster from its keeper.
     links = np.concatenate([edges, np.stack([np.full(len(keepers), n), keepers], axis=1).astype(np.int64)])
+    from scipy.sparse import coo_matrix  # here: import neardup_lab stays free of scipy
+    from scipy.sparse.csgraph import breadth_first_order
+
     graph = coo_matrix((np.ones(len(links), dtype=np.int8), (links[:, 0], links[:, 1])), shape=(n + 1, n + 1))
     order, parent = breadth_first_order(graph.tocsr(), n, directed=False, return_predecessors=True)
     steps = np.full(n + 1, -1, dtype=np.int64)  # the extra node is one step before the keepers

@@ -2,14 +2,14 @@
 
 :func:`run_dedup` is ``neardup-lab dedup``, :func:`run_index` is ``index
 build``, ``add`` and ``query``, and :func:`run_info` is ``index info``. They
-read the inputs with :func:`~neardup_lab.readers.read_inputs`, do the work with
-:func:`~neardup_lab.pipeline.dedup` or :class:`~neardup_lab.store.SavedIndex`,
-write the files of :mod:`neardup_lab.outputs` and print the summaries of
-:mod:`neardup_lab.console`. The arguments come from
-:func:`neardup_lab.cli.build_parser`, with ``args.settings`` set by
-:func:`neardup_lab.cli.main` for ``dedup`` and ``index build``.
+read the inputs with :func:`~neardup_lab.readers.all.read_inputs`, do the work with
+:func:`~neardup_lab.engine.pipeline.dedup` or :class:`~neardup_lab.index.store.SavedIndex`,
+write the files of :mod:`neardup_lab.cli.outputs` and print the summaries of
+:mod:`neardup_lab.cli.console`. The arguments come from
+:func:`neardup_lab.cli.main.build_parser`, with ``args.settings`` set by
+:func:`neardup_lab.cli.main.main` for ``dedup`` and ``index build``.
 
->>> from neardup_lab.cli import main
+>>> from neardup_lab.cli.main import main
 >>> main(["index", "info", "no-such-index"])
 2
 """
@@ -21,8 +21,12 @@ import dataclasses
 import os
 import time
 
+from ..engine.pipeline import dedup
+from ..engine.settings import Settings
+from ..index.store import SavedIndex
+from ..readers.all import ReadReport, read_inputs
 from .console import Console, dedup_summary, explain, match_summary, plural, posix, read_summary, warn_skipped
-from .explain_cli import why_fields, why_summary
+from .explain import why_fields, why_summary
 from .outputs import (
     UsageError,
     Writer,
@@ -35,10 +39,6 @@ from .outputs import (
     records_writer,
     staged,
 )
-from .pipeline import dedup
-from .readers import ReadReport, read_inputs
-from .settings import Settings
-from .store import SavedIndex
 
 __all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "given_settings", "run_dedup", "run_index", "run_info"]
 
@@ -47,7 +47,7 @@ _SETTING_NAMES = [f.name for f in dataclasses.fields(Settings)]
 
 
 def given_settings(args: argparse.Namespace) -> dict[str, object]:
-    """The settings typed on the command line, by their names in :class:`~neardup_lab.settings.Settings`.
+    """The settings typed on the command line, by their names in :class:`~.settings.Settings`.
 
     >>> given_settings(argparse.Namespace(threshold=0.7, k=None))
     {'threshold': 0.7}
@@ -92,7 +92,7 @@ def _outputs(
     records: dict[str, list[int]],
     kind: str | None,
 ) -> list[tuple[str, Writer]]:
-    """The files asked for, as (path, writer) pairs for :func:`~neardup_lab.outputs.staged`.
+    """The files asked for, as (path, writer) pairs for :func:`~neardup_lab.cli.outputs.staged`.
 
     ``records`` holds, for each record option (``keep_out``...), the documents it writes.
     """
@@ -122,7 +122,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab dedup``: cluster the inputs' documents, write the clusters, print a summary.
 
     >>> import tempfile, pathlib
-    >>> from neardup_lab.cli import build_parser
+    >>> from neardup_lab.cli.main import build_parser
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     _ = pathlib.Path(tmp, "a.txt").write_text("heavy rain in the city")
     ...     args = build_parser().parse_args(["dedup", tmp, "--quiet"])
@@ -166,7 +166,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     are moved into place, so a failed save leaves neither behind.
 
     >>> import tempfile, pathlib
-    >>> from neardup_lab.cli import build_parser
+    >>> from neardup_lab.cli.main import build_parser
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     _ = pathlib.Path(tmp, "a.txt").write_text("heavy rain in the city")
     ...     args = build_parser().parse_args(["index", "build", f"{tmp}/idx", f"{tmp}/a.txt", "--quiet"])
@@ -221,11 +221,11 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
 def run_info(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab index info``: print a saved index's settings and size.
 
-    >>> from neardup_lab.cli import build_parser
+    >>> from neardup_lab.cli.main import build_parser
     >>> run_info(build_parser().parse_args(["index", "info", "no-such-index"]), Console(quiet=False))
     Traceback (most recent call last):
         ...
-    neardup_lab.indexfile.StoreError: no index at no-such-index; build one first (neardup-lab index build)
+    neardup_lab.index.fileformat.StoreError: no index at no-such-index; build one first (...)
     """
     index = SavedIndex.open(args.index)
     info = index.info()

@@ -1,0 +1,1 @@
+"""Helpers the book's chapters share (:mod:`.helpers`)."""

@@ -1,0 +1,1 @@
+"""Input files by format: text folders, JSONL, CSV, Parquet, compressed or not."""
