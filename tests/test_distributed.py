@@ -12,7 +12,7 @@ from distributed import Client, LocalCluster
 
 from neardup_lab import dedup, make_corpus
 from neardup_lab.distributed.dedup import dedup_dask, read_bag
-from neardup_lab.readers.all import Document, InputError, read_inputs
+from neardup_lab.readers import Document, InputError, read_inputs
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from neardup_lab.readers.all import (
+from neardup_lab.readers import (
     DEFAULT_MAX_BYTES,
     Document,
     InputError,

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from neardup_lab.readers.all import InputError, detect_format, read_inputs, record_value
+from neardup_lab.readers import InputError, detect_format, read_inputs, record_value
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 :func:`run_dedup` is ``neardup-lab dedup``, :func:`run_index` is ``index
 build``, ``add`` and ``query``, and :func:`run_info` is ``index info``. They
-read the inputs with :func:`~neardup_lab.readers.all.read_inputs`, do the work with
+read the inputs with :func:`~neardup_lab.readers.read_inputs`, do the work with
 :func:`~neardup_lab.engine.pipeline.dedup` or :class:`~neardup_lab.index.store.SavedIndex`,
 write the files of :mod:`neardup_lab.cli.outputs` and print the summaries of
 :mod:`neardup_lab.cli.console`. The arguments come from
@@ -24,7 +24,7 @@ import time
 from ..engine.pipeline import dedup
 from ..engine.settings import Settings
 from ..index.store import SavedIndex
-from ..readers.all import ReadReport, read_inputs
+from ..readers import ReadReport, read_inputs
 from .console import Console, dedup_summary, explain, match_summary, plural, posix, read_summary, warn_skipped
 from .explain import why_fields, why_summary
 from .outputs import (

@@ -22,7 +22,7 @@ from ..engine.pipeline import DedupResult
 from ..engine.settings import RECALL_WEIGHTS, Settings
 from ..index.store import Match
 from ..lsh import approx_threshold, s_curve
-from ..readers.all import REASONS, ReadReport
+from ..readers import REASONS, ReadReport
 from ..text import normalize
 
 __all__ = [
@@ -106,7 +106,7 @@ class Console:
 def warn_skipped(console: Console, report: ReadReport, problems_path: str | None) -> None:
     """Report the first skipped inputs on standard error, and how to see them all.
 
-    >>> from neardup_lab.readers.all import Problem
+    >>> from neardup_lab.readers import Problem
     >>> warn_skipped(Console(quiet=True, err=sys.stdout), ReadReport(problems=[
     ...     Problem("a.txt", None, "binary", "NUL byte")]), None)
     neardup-lab: skipped a.txt: binary file: NUL byte

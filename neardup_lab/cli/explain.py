@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from ..engine.explain import SHOWN_SHARED, explain, ties
 from ..engine.pipeline import DedupResult
 from ..engine.settings import Settings
-from ..readers.all import DEFAULT_MAX_BYTES, InputError, read_inputs
+from ..readers import DEFAULT_MAX_BYTES, InputError, read_inputs
 from .console import Console, plural, posix
 
 __all__ = ["add_explain_command", "run_explain", "WHY_COLUMNS", "why_fields", "why_summary"]
@@ -130,7 +130,7 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab explain``: print the evidence for one pair of texts; exit code 0.
 
     A setting :class:`~neardup_lab.engine.settings.Settings` refuses, a wrong number of
-    texts, or a file that cannot be read is an :class:`~neardup_lab.readers.all.InputError`
+    texts, or a file that cannot be read is an :class:`~neardup_lab.readers.InputError`
     (``neardup-lab`` prints it and exits with 2).
 
     >>> commands = argparse.ArgumentParser().add_subparsers(dest="command")

@@ -9,7 +9,7 @@ Inputs are folders of ``.txt`` files, JSONL files (one JSON object per line,
 text in ``--field``), CSV files (with a header row, text in ``--column``),
 any of these compressed (``.gz``, ``.zst``), and Parquet files (text in
 ``--column``); records may carry their own ids (``--id-field``,
-``--id-column``); see :mod:`neardup_lab.readers.all`. ``--keep-out`` writes the
+``--id-column``); see :mod:`neardup_lab.readers`. ``--keep-out`` writes the
 deduplicated data itself, in the inputs' format. The saved index is described in
 :mod:`neardup_lab.index.store`.
 
@@ -43,7 +43,7 @@ from ..clusters import KEEPER_POLICIES
 from ..engine.settings import SHINGLE_KINDS, Settings
 from ..index.fileformat import StoreError
 from ..minhash import SCHEMES
-from ..readers.all import DEFAULT_MAX_BYTES, FORMATS, InputError
+from ..readers import DEFAULT_MAX_BYTES, FORMATS, InputError
 from .commands import EXIT_ERROR, EXIT_OK, EXIT_SKIPPED, given_settings, run_dedup, run_index, run_info
 from .console import PROG, Console
 from .explain import add_explain_command

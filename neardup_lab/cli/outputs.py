@@ -36,7 +36,7 @@ from typing import IO, Any
 from ..engine.pipeline import DedupResult
 from ..index.fileformat import LOCK_NAME, META_NAME, atomic_writer
 from ..index.store import Match
-from ..readers.all import (
+from ..readers import (
     FORMATS,
     PARQUET_BATCH_ROWS,
     Document,
@@ -506,7 +506,7 @@ def records_writer(
     written. The output is compressed when ``path`` ends in ``.gz``/``.zst``.
 
     >>> import io, pathlib, tempfile
-    >>> from neardup_lab.readers.all import read_inputs
+    >>> from neardup_lab.readers import read_inputs
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     src = pathlib.Path(tmp, "a.jsonl")
     ...     _ = src.write_text('{"text": "rain", "n": 1}\\n{"text": "sun"}\\n')

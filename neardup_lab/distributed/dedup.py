@@ -60,12 +60,12 @@ from ..engine.settings import Settings
 from ..engine.verify import IdSets, jaccard_of_pairs
 from ..lsh import band_hashes, candidate_pair_array
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from ..readers.all import (
+from ..readers import (
     DEFAULT_MAX_BYTES,
     Document,
     InputError,
     Problem,
-    _check_inputs,
+    check_inputs,
     detect_format,
     iter_records,
 )
@@ -93,11 +93,11 @@ def _read_path(path: str, options: dict) -> list[Document | Problem]:
 
 
 def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
-    """Files as a dask bag of :class:`~neardup_lab.readers.all.Document` and
-    :class:`~neardup_lab.readers.all.Problem`, one partition per path: how files go to :func:`dedup_dask`.
+    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and
+    :class:`~neardup_lab.readers.Problem`, one partition per path: how files go to :func:`dedup_dask`.
 
     Files (``.txt`` files, folders of them, ``.jsonl``, ``.csv``) are read on the
-    workers with :func:`~neardup_lab.readers.all.iter_records` (``read_options`` are
+    workers with :func:`~neardup_lab.readers.iter_records` (``read_options`` are
     its keyword arguments: ``fmt``, ``field``, ``column``, ``encoding``,
     ``max_bytes``, ``delimiter``), in the order given, so ``dedup_dask(read_bag(paths))``
     numbers documents as ``read_bag(paths)`` lists them, and counts the skipped
@@ -124,7 +124,7 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
     missing = [os.fspath(p) for p in paths if not os.path.lexists(p)]
     if missing:
         raise InputError(f"no such file or folder: {missing[0]}")
-    checked = _check_inputs(paths)
+    checked = check_inputs(paths)
     real: dict[str, str] = {}
     for path in checked:
         detect_format(path, options.get("fmt", "auto"))

@@ -1,1 +1,7 @@
-"""Input files by format: text folders, JSONL, CSV, Parquet, compressed or not."""
+"""Input files by format: text folders, JSONL, CSV, Parquet, compressed or not.
+
+The public names of every reader module are importable from here.
+"""
+
+from .all import *  # noqa: F403
+from .all import __all__  # noqa: F401

@@ -108,6 +108,8 @@ __all__ = [
     "record_value",
     "iter_records",
     "read_inputs",
+    "check_inputs",
+    "PARQUET_BATCH_ROWS",
 ]
 
 #: Documents above this many bytes are refused unless the caller raises the limit.
@@ -1356,7 +1358,7 @@ def _iter_input_folder(
         yield from _iter_txt_folder(path, encoding, max_bytes, seen)
 
 
-def _check_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
+def check_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise InputError("inputs must be a list of paths; wrap a single path in a list")
     if not paths:
@@ -1430,7 +1432,7 @@ def read_inputs(
     >>> len(report.documents), dict(report.skipped)
     (2, {'binary': 1})
     """
-    checked = _check_inputs(paths)
+    checked = check_inputs(paths)
     options = _options(field, column, encoding, max_bytes, delimiter, id_field, id_column)
     # fail on an unknown format or a missing package before anything is read
     kinds = {_display(p): detect_format(p, fmt) for p in checked}

@@ -1,0 +1,74 @@
+"""Batch sizes, memory budgets and input limits, in one place.
+
+Every batched step works on a bounded piece of its input at a time, so that memory stays
+bounded whatever the corpus. The sizes are here, with the reason for each, so that a reader
+sees them together and a test can shrink one (``monkeypatch.setattr(limits, "CHUNK_DOCS", 7)``):
+modules read them as ``limits.NAME`` when they run, never copy them at import.
+
+>>> CHUNK_DOCS, CHUNK_CHARS
+(2000, 1000000)
+"""
+
+from __future__ import annotations
+
+import os
+
+# --- Signing (core: minhash, oph) ------------------------------------------------------------
+
+#: (shingle, hash function) values materialised per numpy call: 8 MB a pass. Measured on 2 cores:
+#: 1.6x faster than 2**17 in one thread, and two signing threads no longer queue for the
+#: interpreter between small calls (they were slower than one at 2**15).
+SIGN_BLOCK_CELLS = 1 << 20
+#: The same for exact mod-prime arithmetic, which makes many temporaries: smaller blocks stay in cache.
+SIGN_BLOCK_CELLS_MOD_PRIME = 1 << 13
+#: Largest probe table one-permutation densification keeps (probes x bins); past it, bins go round.
+OPH_MAX_TABLE = 1 << 22
+
+# --- Banding and search (core: lsh, simhash_index) -------------------------------------------
+
+#: Documents whose band keys are computed together by band_groups (64 MB of uint32 x 128 values).
+KEY_BLOCK = 1 << 17
+#: Queries handled per numpy batch in BlockIndex.query_many (bounds the memory of one batch).
+QUERY_BATCH = 4096
+
+# --- The engine ------------------------------------------------------------------------------
+
+#: Documents per unit of work when texts are prepared and signed.
+CHUNK_DOCS = 2000
+#: Characters per unit of work: its word arrays stay in the cache.
+CHUNK_CHARS = 1_000_000
+#: Bytes of text folded together by fold_non_ascii.
+FOLD_BLOCK_BYTES = 1 << 22
+#: Memory that dedup keeps for sorted shingle ids: 640 MiB, about 280,000 documents of 300
+#: words. Verification derives the ids of the others again as it checks them: slower for those
+#: documents, but memory stays bounded at any size.
+IDS_BUDGET = 640 << 20
+#: Characters whose ids verification derives together from texts (a document in several pairs
+#: counts several times): about a million distinct characters, as in a prepare chunk.
+SLICE_CHARS = 2_000_000
+#: Pairs scored together at most (the ids of up to twice as many documents).
+SLICE_PAIRS = 4096
+#: Ids and documents that ShingleIds.sets sorts together at most, as prepare's chunks.
+SORT_IDS, SORT_DOCS = 500_000, 2000
+
+# --- Tools: files, processes, partitions -----------------------------------------------------
+
+#: Documents above this many bytes are refused unless the caller raises the limit.
+DEFAULT_MAX_BYTES = 10_000_000
+#: Rows per record batch read from a Parquet file.
+PARQUET_BATCH_ROWS = 1024
+#: A list of texts handed to dedup_dask is cut into partitions of about this many.
+TEXTS_PER_PARTITION = 2000
+#: Most workers --jobs accepts on the command line (threads for signing, processes for verification).
+MAX_JOBS = 256
+
+
+def most_workers() -> int:
+    """The most workers (``n_jobs``) the API starts: four per CPU, at most :data:`MAX_JOBS`.
+
+    More would only queue for the same cores, and each process holds memory of its own.
+
+    >>> 4 <= most_workers() <= MAX_JOBS
+    True
+    """
+    return min(MAX_JOBS, 4 * (os.cpu_count() or 1))
