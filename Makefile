@@ -13,7 +13,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+# tools/lite_site.py stages the pinned, checked Pyodide for the live parts (JupyterLite under
+# _build/html/lite); when it cannot fetch them it says so in one line and the book is built
+# without them, except under CI=true, where that fails.
 book: $(STAMP)
+	$(BIN)/python tools/lite_site.py prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 test: $(STAMP) lint unit-all notebooks notebooks-simd build-book browser
@@ -47,6 +51,7 @@ notebooks-simd: $(STAMP)
 
 build-book: $(STAMP)
 	rm -rf _build/html _build/.doctrees
+	$(BIN)/python tools/lite_site.py prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 browser: $(STAMP) build-book

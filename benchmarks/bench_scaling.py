@@ -28,8 +28,8 @@ from collections.abc import Callable
 import numpy as np
 from common import best_time, machine_line
 
-from neardup_lab import dedup, make_corpus
-from neardup_lab.engine.pipeline import _CHUNK, _CHUNK_CHARS, prepare, prepare_many
+from neardup_lab import dedup, limits, make_corpus
+from neardup_lab.engine.pipeline import prepare, prepare_many
 from neardup_lab.engine.settings import Settings
 from neardup_lab.spans import chunk_bounds
 
@@ -65,7 +65,7 @@ def main() -> None:
     args = parser.parse_args()
     docs = make_corpus(args.docs * 2 // 5, seed=2024, copies=(0, 3)).docs[: args.docs]
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    bounds = list(chunk_bounds(lengths, _CHUNK_CHARS, _CHUNK))
+    bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
     print(machine_line())
     print(f"{len(docs):,} documents of make_corpus(seed=2024), {len(bounds)} chunks; {SETTINGS.scheme}\n")
     measures: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {

@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_peers import run_neardup, score, true_pairs, write_corpus  # noqa: E402
 from common import machine_line  # noqa: E402
 
+from neardup_lab import limits  # noqa: E402
 from neardup_lab.engine import pipeline  # noqa: E402
 from neardup_lab.engine.idsets import ShingleIds  # noqa: E402
 from neardup_lab.engine.settings import Settings  # noqa: E402
@@ -249,7 +250,7 @@ def main() -> None:
         )
 
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        chunks = [texts[a:b] for a, b in chunk_bounds(lengths, pipeline._CHUNK_CHARS, pipeline._CHUNK)]
+        chunks = [texts[a:b] for a, b in chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS)]
         signing: dict[str, list[float]] = {"numpy": [], "numba": []}
         for _ in range(args.rounds):  # signing alone, chunk by chunk, one thread, in this process
             signing["numpy"].append(timed(sign_chunks, _numpy_prepare, chunks, settings)[0])

@@ -13,21 +13,26 @@ The public names, in the order the book teaches them:
 ``make_corpus``             news-like articles with planted copies and known families
 ``brute_force_pairs``       the exact truth, every pair compared
 ``precision_recall``        a found pair list scored against the truth
-**Hashing** (:mod:`~neardup_lab.hashing`, :mod:`~neardup_lab.engine.tokenize`)
+``recall_by_bucket``        recall by similarity bucket near the threshold
+``make_article``, ``replace_words``  one article, and a copy with some words replaced
+``pairs_from_clusters``     the pairs a clustering implies (``pairs_within_families``: the truth's)
+**Hashing** (:mod:`~neardup_lab.hashing`)
 ``stable_hash``             XXH3-64 of a string, the same in every process
 ``hash_shingles``           a set of shingles as a uint64 id array
-``shingle_ids``             word-shingle ids straight from text (the fast path)
+``word_shingle_ids``        word-shingle ids from word hashes: the ids ``dedup`` uses
 **MinHash** (:mod:`~neardup_lab.minhash`, :mod:`~neardup_lab.oph`)
 ``MinHasher``               seeded hash family: ``signature``, ``signatures``
 ``estimate_jaccard``        share of equal positions of two signatures
-``merge_signatures``        signature of a union; ``bbit_signatures``: b-bit MinHash
+``merge_signatures``        signature of a union
+``bbit_signatures``         b-bit MinHash: the lowest b bits of each value
 **Banding** (:mod:`~neardup_lab.lsh`)
 ``s_curve``                 chance a pair of similarity s becomes a candidate
+``approx_threshold``        where the S-curve bends, (1/b)^(1/r)
 ``optimal_params``          bands and rows for a threshold (as datasketch chooses)
-``error_areas``             the false-positive and false-negative areas it weighs
 ``LSHIndex``                band tables: insert and query one signature at a time
 ``band_hashes``             one 64-bit key per document and band: every banded table uses it
-``candidate_pair_array``    all candidate pairs of a signature matrix at once
+``candidate_pairs``         all candidate pairs of a signature matrix, as a set
+``candidate_pair_array``    the same as a sorted array, for many documents
 **Verification and clusters** (:mod:`~neardup_lab.engine.verify`, :mod:`~neardup_lab.clusters`)
 ``jaccard_of_pairs``        exact Jaccard of many pairs of id sets, batched
 ``UnionFind``               disjoint sets; ``clusters_from_pairs``
@@ -40,14 +45,19 @@ The public names, in the order the book teaches them:
 ``simhash``, ``hamming``    Charikar's fingerprint and the distance between two
 ``BlockIndex``              block tables for Hamming search
 ``block_layout``            their blocks and tables, cost and chance of a find, unbuilt
+``hamming_distances``       the distances of one fingerprint to many
 **Pitfalls** (:mod:`~neardup_lab.docfreq`, :mod:`~neardup_lab.chunking`)
 ``drop_frequent``           boilerplate filter by document frequency
+``chunk_words``             a long text cut into overlapping chunks of words
 ``best_chunk_similarity``   an excerpt found inside a longer text
 =========================  ==========================================================
 
-The saved index (:mod:`~neardup_lab.index.store`), file readers
-(:mod:`~neardup_lab.readers.all`), the command line (:mod:`~neardup_lab.cli.main`) and the
-Dask version (:mod:`~neardup_lab.distributed.dedup`) are imported from their modules.
+The core, the modules at the top of the package, is what the chapters teach. The engine
+(:mod:`neardup_lab.engine`) makes ``dedup`` fast, stage by stage. The tools are subpackages:
+the command line (:mod:`neardup_lab.cli`), file readers (:mod:`neardup_lab.readers`), the saved
+index (:mod:`neardup_lab.index`) and the Dask version (:mod:`neardup_lab.distributed`). Beside
+them sit the labs' self-checks (:mod:`neardup_lab.checks`) and the helpers the chapters share
+(:mod:`neardup_lab.notebook`). Names not listed above are imported from their modules.
 
 >>> from neardup_lab import word_shingles, jaccard
 >>> jaccard(word_shingles("heavy rain in the city", 2), word_shingles("heavy rain in the town", 2))
@@ -60,7 +70,7 @@ from .text import char_shingles, containment, jaccard, normalize, word_shingles,
 from .corpus import make_article, make_corpus, replace_words
 from .evaluate import brute_force_pairs, precision_recall, recall_by_bucket
 from .evaluate import pairs_from_clusters, pairs_within_families
-from .hashing import hash_shingles, stable_hash
+from .hashing import hash_shingles, stable_hash, word_shingle_ids
 from .minhash import MinHasher, bbit_signatures, estimate_jaccard, merge_signatures
 from .lsh import s_curve, approx_threshold, optimal_params, LSHIndex
 from .lsh import band_hashes, candidate_pairs, candidate_pair_array
@@ -69,7 +79,6 @@ from .simhash import hamming, simhash
 from .simhash_index import BlockIndex, block_layout, hamming_distances
 from .docfreq import drop_frequent
 from .chunking import best_chunk_similarity, chunk_words
-from .engine.tokenize import shingle_ids
 from .engine.verify import jaccard_of_pairs
 from .engine.settings import Settings
 from .engine.pipeline import DedupResult, dedup
@@ -97,7 +106,7 @@ __all__ = [
     # hashing
     "stable_hash",
     "hash_shingles",
-    "shingle_ids",
+    "word_shingle_ids",
     # MinHash
     "MinHasher",
     "estimate_jaccard",

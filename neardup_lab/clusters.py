@@ -16,6 +16,7 @@ __all__ = [
     "choose_keepers",
     "KEEPER_POLICIES",
     "roots",
+    "component_labels",
     "join_roots",
 ]
 

@@ -407,7 +407,7 @@ def make_corpus(
     headlines = [a.split("\n\n")[0] for a in originals]
     docs, family, edits = list(originals), list(range(n_originals)), [()] * n_originals
     n_copies = rng.integers(low, high + 1, size=n_originals)
-    sources = np.repeat(np.arange(n_originals), n_copies).tolist()
+    sources = np.repeat(np.arange(n_originals), n_copies.astype(np.intp, copy=False)).tolist()
     picks = np.argsort(rng.random((len(sources), len(edit_kinds))), axis=1)[:, :edits_per_copy]
     for source, kind_ids in zip(sources, picks.tolist()):
         kinds = tuple(edit_kinds[k] for k in kind_ids)

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence, Set
 from numbers import Integral, Real
 
-from .text import _require_set
+from .validate import require_set
 
 __all__ = ["document_frequencies", "frequent_shingles", "drop_frequent"]
 
@@ -38,7 +38,7 @@ def _check_sets(shingle_sets: object) -> Sequence[Set]:
             f"{type(shingle_sets).__name__} {shingle_sets!r:.60}"
         )
     for position, shingles in enumerate(shingle_sets):
-        _require_set(shingles, f"shingle_sets[{position}]")
+        require_set(shingles, f"shingle_sets[{position}]")
     return shingle_sets
 
 

@@ -27,7 +27,7 @@ def _incidence(shingle_sets: Sequence[Set]):  # noqa: ANN202 (a scipy matrix; sc
     lengths = np.array([len(x) for x in ids], dtype=np.int64)
     flat = np.concatenate(ids) if ids else np.empty(0, dtype=np.uint64)
     _, columns = np.unique(flat, return_inverse=True)
-    rows = np.repeat(np.arange(len(ids)), lengths)
+    rows = np.repeat(np.arange(len(ids)), lengths.astype(np.intp, copy=False))
     data = np.ones(len(flat), dtype=np.int32)
     return sparse.csr_matrix(
         (data, (rows, columns.ravel())), shape=(len(ids), int(columns.max(initial=-1)) + 1)

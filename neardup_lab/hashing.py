@@ -5,6 +5,17 @@ PYTHONHASHSEED), so anything stored or compared across processes must use a
 hash that is stable by construction. We use XXH3-64 (seed 0) of the UTF-8
 bytes: a published, fast, non-cryptographic hash that any language can
 reproduce.
+
+The package hashes with XXH3 only through the two names below, bound to the
+compiled ``xxhash`` package when it can be imported and otherwise (in the
+browser, where there is no ``xxhash`` wheel) to ``neardup_lab.xxh3``, a
+plain-Python XXH3 tested bit for bit against ``xxhash``:
+
+- ``xxh3_64(data: bytes) -> int``: XXH3-64 of ``data``;
+- ``xxh3_128_digest(data: bytes) -> bytes``: XXH3-128 of ``data``, 16 bytes, high half first.
+
+>>> xxh3_64(b"heavy rain"), xxh3_128_digest(b"").hex()
+(9622211232230591711, '99aa06d3014798d86001c324468d497f')
 """
 
 from __future__ import annotations
@@ -12,9 +23,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-import xxhash
 
-__all__ = ["stable_hash", "hash_shingles", "splitmix64"]
+try:
+    from xxhash import xxh3_64_intdigest as xxh3_64
+    from xxhash import xxh3_128_digest as xxh3_128_digest
+except ImportError:  # the same bits in plain Python, 10-30x slower on a short input
+    from .xxh3 import xxh3_64_intdigest as xxh3_64
+    from .xxh3 import xxh3_128_digest as xxh3_128_digest
+
+from .text import words
+
+# Not in __all__: the API reference would render the compiled functions with their one-word
+# docstrings; the module docstring describes them.
+__all__ = ["stable_hash", "hash_shingles", "splitmix64", "word_hash", "word_shingle_ids"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -29,7 +50,7 @@ def stable_hash(token: str) -> int:
     """
     if not isinstance(token, str):
         raise TypeError(f"stable_hash needs a str token, got {type(token).__name__} {token!r:.60}")
-    return xxhash.xxh3_64_intdigest(token.encode("utf-8", "surrogatepass"))
+    return xxh3_64(token.encode("utf-8", "surrogatepass"))
 
 
 def hash_shingles(shingles: Iterable[str]) -> np.ndarray:
@@ -45,10 +66,9 @@ def hash_shingles(shingles: Iterable[str]) -> np.ndarray:
             f"expected a collection of shingles, got {type(shingles).__name__} "
             f"{shingles!r:.40}; build one with word_shingles(text)"
         )
-    xxh3 = xxhash.xxh3_64_intdigest
     try:
         return np.fromiter(
-            (xxh3(token.encode("utf-8", "surrogatepass")) for token in shingles), dtype=np.uint64
+            (xxh3_64(token.encode("utf-8", "surrogatepass")) for token in shingles), dtype=np.uint64
         )
     except AttributeError:
         bad = next(t for t in shingles if not isinstance(t, str))
@@ -70,3 +90,63 @@ def splitmix64(values: np.ndarray) -> np.ndarray:
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
+
+
+# --- Word-shingle ids straight from words ------------------------------------------------------
+#
+# Hashing the text of every shingle (``hash_shingles(word_shingles(text, k))``) hashes each word
+# k times. The ids below hash each word once and combine k word hashes into a shingle's id, so
+# the engine can compute them for a whole batch of texts in a few numpy passes
+# (:func:`~neardup_lab.engine.tokenize.shingle_id_batch`, tested equal to this definition).
+# They are other ids than hash_shingles', but again one id per distinct shingle.
+
+#: Multiplier of the polynomial that combines the k word hashes of a shingle (and offsets lanes).
+SHINGLE_POLY = 0x9E3779B97F4A7C15
+#: Multiplier that mixes each 8-byte lane of a word.
+LANE_MIX = 0xBF58476D1CE4E5B9
+#: Multiplier of a word's length, folded into its hash.
+LENGTH_MIX = 0xD6E8FEB86659FD93
+
+
+def _splitmix64_int(z: int) -> int:
+    return int(splitmix64(np.array([z & _MASK64], dtype=np.uint64))[0])
+
+
+def word_hash(word: str) -> int:
+    """A 64-bit hash of one (normalised) word, the same in every process.
+
+    The UTF-8 bytes are cut into 8-byte little-endian lanes; lane ``j`` is offset by
+    ``j * SHINGLE_POLY``, multiplied by ``LANE_MIX`` and xor-shifted; the word's hash is
+    SplitMix64 of the lanes' sum xor its length times ``LENGTH_MIX``.
+
+    >>> word_hash("rain") == word_hash("rain") != word_hash("rains")
+    True
+    """
+    data = word.encode("utf-8", "surrogatepass")
+    total = 0
+    for j in range(0, len(data), 8):
+        lane = ((int.from_bytes(data[j : j + 8], "little") + (j // 8) * SHINGLE_POLY) * LANE_MIX) & _MASK64
+        total += lane ^ (lane >> 31)
+    return _splitmix64_int((total & _MASK64) ^ ((len(data) * LENGTH_MIX) & _MASK64))
+
+
+def word_shingle_ids(text: str, k: int = 5) -> np.ndarray:
+    """The sorted distinct ids of the k-word shingles of ``text``: uint64.
+
+    A shingle's id is SplitMix64 of the polynomial ``h1 * P^(k-1) + ... + hk`` of its words'
+    :func:`word_hash` values (``P = SHINGLE_POLY``), plus ``k``. A text of fewer than ``k`` words
+    has one shingle of all its words, as in :func:`~neardup_lab.text.word_shingles`.
+
+    >>> ids = word_shingle_ids("the rain, the rain", k=2)
+    >>> len(ids), len(word_shingle_ids("", k=2))  # "the rain" and "rain the"; no words, no shingle
+    (2, 0)
+    """
+    hashes = [word_hash(w) for w in words(text)]
+    windows = [hashes[i : i + k] for i in range(len(hashes) - k + 1)] or ([hashes] if hashes else [])
+    ids = set()
+    for window in windows:
+        poly = 0
+        for h in window:
+            poly = (poly * SHINGLE_POLY + h) & _MASK64
+        ids.add(_splitmix64_int(poly + len(window)))
+    return np.array(sorted(ids), dtype=np.uint64)

@@ -15,14 +15,16 @@ import os
 
 # --- Signing (core: minhash, oph) ------------------------------------------------------------
 
-#: (shingle, hash function) values materialised per numpy call: 8 MB a pass. Measured on 2 cores:
+#: (shingle, hash function) values materialised per numpy call, 8 MB a pass. Measured on 2 cores,
 #: 1.6x faster than 2**17 in one thread, and two signing threads no longer queue for the
 #: interpreter between small calls (they were slower than one at 2**15).
 SIGN_BLOCK_CELLS = 1 << 20
-#: The same for exact mod-prime arithmetic, which makes many temporaries: smaller blocks stay in cache.
+#: The same for exact mod-prime arithmetic, which makes many temporaries (smaller blocks stay in cache).
 SIGN_BLOCK_CELLS_MOD_PRIME = 1 << 13
 #: Largest probe table one-permutation densification keeps (probes x bins); past it, bins go round.
 OPH_MAX_TABLE = 1 << 22
+#: 1024-byte blocks of a long input that the XXH3 fallback (no xxhash) sums per numpy pass (1 MiB).
+XXH3_BLOCKS = 1 << 10
 
 # --- Banding and search (core: lsh, simhash_index) -------------------------------------------
 
@@ -35,16 +37,16 @@ QUERY_BATCH = 4096
 
 #: Documents per unit of work when texts are prepared and signed.
 CHUNK_DOCS = 2000
-#: Characters per unit of work: its word arrays stay in the cache.
+#: Characters per unit of work, so that its word arrays stay in the cache.
 CHUNK_CHARS = 1_000_000
 #: Bytes of text folded together by fold_non_ascii.
 FOLD_BLOCK_BYTES = 1 << 22
-#: Memory that dedup keeps for sorted shingle ids: 640 MiB, about 280,000 documents of 300
-#: words. Verification derives the ids of the others again as it checks them: slower for those
+#: Memory that dedup keeps for sorted shingle ids, 640 MiB (about 280,000 documents of 300
+#: words). Verification derives the ids of the others again as it checks them, slower for those
 #: documents, but memory stays bounded at any size.
 IDS_BUDGET = 640 << 20
 #: Characters whose ids verification derives together from texts (a document in several pairs
-#: counts several times): about a million distinct characters, as in a prepare chunk.
+#: counts several times), about a million distinct characters, as in a prepare chunk.
 SLICE_CHARS = 2_000_000
 #: Pairs scored together at most (the ids of up to twice as many documents).
 SLICE_PAIRS = 4096
@@ -57,6 +59,12 @@ SORT_IDS, SORT_DOCS = 500_000, 2000
 DEFAULT_MAX_BYTES = 10_000_000
 #: Rows per record batch read from a Parquet file.
 PARQUET_BATCH_ROWS = 1024
+#: Bytes at the start of an input file looked at for a NUL byte (a binary file) before reading it.
+SNIFF_BYTES = 8192
+#: Compressed bytes fed to zstandard at a time, as one step may decompress to thousands of times its size.
+DECOMPRESS_STEP = 1 << 12
+#: Bytes read at a time while passing over a JSONL line too long to be a document.
+SKIP_STEP = 1 << 20
 #: A list of texts handed to dedup_dask is cut into partitions of about this many.
 TEXTS_PER_PARTITION = 2000
 #: Most workers --jobs accepts on the command line (threads for signing, processes for verification).

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import limits
 from .hashing import splitmix64
 from .minhash import MAX_NUM_PERM
 from .spans import span_positions
@@ -124,7 +125,7 @@ def error_areas(threshold: float, bands: int, rows: int) -> ErrorAreas:
 def _every_banding(num_perm: int) -> tuple[np.ndarray, np.ndarray]:
     """All ``(bands, rows)`` with ``bands * rows <= num_perm``, bands first, then rows."""
     bands = np.arange(1, num_perm + 1)
-    per_band = num_perm // bands
+    per_band = (num_perm // bands).astype(np.intp, copy=False)
     first_row = np.cumsum(per_band) - per_band
     every = np.repeat(bands, per_band)
     return every, np.arange(len(every)) - np.repeat(first_row, per_band) + 1
@@ -293,7 +294,7 @@ class BandGroups(NamedTuple):
         """
         sizes = self.sizes()
         starts = np.r_[0, np.cumsum(sizes[wanted])[:-1]].astype(np.int64)
-        return BandGroups(self.order[np.repeat(wanted, sizes)], starts)
+        return BandGroups(self.order[np.repeat(wanted, sizes.astype(np.intp, copy=False))], starts)
 
     def shared(self) -> BandGroups:
         """Only the groups of two or more documents: the ones that propose pairs.
@@ -326,14 +327,11 @@ def band_groups(
     sigs = _check_signature_matrix(signatures, bands, rows)
     docs = np.arange(len(sigs)) if among is None else np.asarray(among, dtype=np.int64)
     keys = np.empty((len(docs), bands), dtype=np.uint64)
-    for start in range(0, len(docs), _KEY_BLOCK):  # a block of signatures copied at a time
-        block = docs[start : start + _KEY_BLOCK]
+    step = limits.KEY_BLOCK  # a block of signatures copied at a time
+    for start in range(0, len(docs), step):
+        block = docs[start : start + step]
         keys[start : start + len(block)] = band_hashes(sigs[block], bands, rows)
     yield from ordered_map(partial(_group_band, sigs, docs, keys, rows), range(bands), threads)
-
-
-#: Documents whose band keys are computed together by band_groups (64 MB of uint32 x 128 values).
-_KEY_BLOCK = 1 << 17
 
 
 def _group_band(sigs: np.ndarray, docs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
@@ -355,10 +353,10 @@ def pairs_in_groups(groups: BandGroups) -> np.ndarray:
     """
     order, starts = groups
     n = len(order)
-    sizes = np.diff(np.r_[starts, n])
+    sizes = np.diff(np.r_[starts, n]).astype(np.intp, copy=False)  # repeat counts must be np.intp
     size_of = np.repeat(sizes, sizes)  # for each sorted position, its group's size
     offset = np.arange(n) - np.repeat(starts, sizes)  # position within the group
-    partners = size_of - 1 - offset  # later members of the same group
+    partners = (size_of - 1 - offset).astype(np.intp, copy=False)  # later members of the same group
     left = np.repeat(np.arange(n), partners)
     a, b = order[left], order[span_positions(np.arange(n) + 1, partners)]
     return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)

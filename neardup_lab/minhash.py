@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import limits
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
 from .validate import positive_int, shown
@@ -56,12 +57,6 @@ _SCHEME_DTYPES = {
 }
 #: Longest signature accepted: 32 KiB per document, and choosing its banding still takes seconds.
 MAX_NUM_PERM = 8192
-# How many (shingle, hash function) values to materialise per numpy call: 8 MB a pass. Measured
-# on 2 cores: 1.6x faster than 2**17 in one thread, and threads no longer queue for the
-# interpreter between small calls (two signing threads were slower than one at 2**15).
-_BLOCK_CELLS = 1 << 20
-# The exact mod-prime arithmetic makes many temporaries: smaller blocks stay in cache.
-_BLOCK_CELLS_MOD_PRIME = 1 << 13
 # Index of the high 32-bit half inside a uint64 viewed as two uint32.
 _HIGH_HALF = 1 if sys.byteorder == "little" else 0
 
@@ -277,9 +272,10 @@ class MinHasher:
         if self.scheme == "one-permutation":
             per_block = 1 << 18
         elif self.scheme == "multiply-shift":
-            per_block = max(1, _BLOCK_CELLS // self.num_perm)
+            per_block = max(1, limits.SIGN_BLOCK_CELLS // self.num_perm)
         else:
-            per_block = max(1, min(_BLOCK_CELLS, _BLOCK_CELLS_MOD_PRIME) // self.num_perm)
+            cells = min(limits.SIGN_BLOCK_CELLS, limits.SIGN_BLOCK_CELLS_MOD_PRIME)
+            per_block = max(1, cells // self.num_perm)
         ends = np.cumsum(lengths)
         start_doc = 0
         while start_doc < len(lengths):
@@ -319,7 +315,7 @@ class MinHasher:
             return
         values = self._hash_columns(ids)
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
-        out[nonempty] = np.minimum.reduceat(values, starts, axis=1).T
+        out[nonempty] = np.minimum.reduceat(values, starts.astype(np.intp, copy=False), axis=1).T
 
 
 def _check_pair(sig_a: np.ndarray, sig_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

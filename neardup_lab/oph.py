@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import limits
 from .hashing import splitmix64
 
 __all__ = ["oph_signatures", "densify", "EMPTY"]
@@ -22,8 +23,6 @@ __all__ = ["oph_signatures", "densify", "EMPTY"]
 #: The value of a bin that no shingle reached (the largest uint32).
 EMPTY = np.uint32(0xFFFFFFFF)
 _MAX_PROBES = 4096
-# Largest probe table kept (probes x bins); past it, remaining bins go round instead.
-_MAX_TABLE = 1 << 22
 
 
 def _seed_offset(seed: int, salt: int) -> np.uint64:
@@ -56,7 +55,7 @@ def oph_signatures(
     out = np.full((len(lengths), num_perm), EMPTY, dtype=np.uint32)
     if len(ids):
         bins, values = _bins_and_values(np.asarray(ids, dtype=np.uint64), num_perm, seed)
-        owner = np.repeat(np.arange(len(lengths)), lengths)
+        owner = np.repeat(np.arange(len(lengths)), lengths.astype(np.intp, copy=False))
         np.minimum.at(out.reshape(-1), owner * num_perm + bins, values)
     return densify(out, seed) if fill else out
 
@@ -96,7 +95,7 @@ def densify(signatures: np.ndarray, seed: int) -> np.ndarray:
     if not need.any():
         return sigs
     num_perm = sigs.shape[1]
-    most = max(64, min(_MAX_PROBES, _MAX_TABLE // num_perm))
+    most = max(64, min(_MAX_PROBES, limits.OPH_MAX_TABLE // num_perm))
     table = _probe_table(num_perm, seed, min(64, most))
     doc, bin_ = np.nonzero(need)
     source = sigs.copy()

@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import limits
 from .spans import span_positions
 
 __all__ = [
@@ -53,10 +54,6 @@ BLOCK_SCHEMES = ("pigeonhole", "permuted")
 
 #: Refuse layouts with more tables than this: they cost more than a brute-force scan.
 MAX_TABLES = 1024
-
-# Queries handled per numpy batch in BlockIndex.query_many (bounds the memory of one batch).
-_QUERY_BATCH = 4096
-
 
 class QueryStats(NamedTuple):
     """What one :meth:`BlockIndex.query_stats` lookup found and what it cost."""
@@ -413,8 +410,9 @@ class BlockIndex:
         """
         queries = _as_fingerprints(fps, self.bits)
         found = [np.empty((0, 2), dtype=np.int64)]
-        for first in range(0, len(queries), _QUERY_BATCH):
-            batch = queries[first : first + _QUERY_BATCH]
+        step = limits.QUERY_BATCH
+        for first in range(0, len(queries), step):
+            batch = queries[first : first + step]
             for table in self._tables:
                 moved = _rearrange(batch, table.moves)
                 rest = np.uint64(self.bits - table.key_bits)
@@ -422,7 +420,7 @@ class BlockIndex:
                 starts = table.values.searchsorted(low, "left")
                 stops = table.values.searchsorted(low | ((np.uint64(1) << rest) - np.uint64(1)), "right")
                 counts = stops - starts
-                which = np.repeat(np.arange(len(batch)), counts)
+                which = np.repeat(np.arange(len(batch)), counts.astype(np.intp, copy=False))
                 entries = span_positions(starts, counts)  # each candidate's place in the table
                 close = np.bitwise_count(table.values[entries] ^ moved[which]) <= self.max_distance
                 found.append(

@@ -4,8 +4,7 @@ Every batched step of the package keeps many lists (the words of many documents,
 the shingle ids of many documents, the members of many groups) end to end in
 one array, list ``i`` occupying ``sizes[i]`` consecutive places from
 ``starts[i]``. Gathering some of those lists is one fancy index with the
-positions :func:`span_positions` gives; :func:`reserve` makes room for lists whose
-total size is known only as a bound.
+positions :func:`span_positions` gives.
 
 >>> ids = np.array([10, 11, 12, 20, 30, 31])  # three lists: starts 0, 3, 4; sizes 3, 1, 2
 >>> ids[span_positions(np.array([4, 0]), np.array([2, 3]))].tolist()  # the third, then the first
@@ -14,12 +13,11 @@ total size is known only as a bound.
 
 from __future__ import annotations
 
-import mmap
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["span_positions", "chunk_bounds", "cut", "reserve"]
+__all__ = ["span_positions", "chunk_bounds", "cut"]
 
 
 def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -33,7 +31,8 @@ def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     starts = np.asarray(starts, dtype=np.int64)
     sizes = np.asarray(sizes, dtype=np.int64)
     ends = np.cumsum(sizes)
-    return np.repeat(starts - ends + sizes, sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
+    repeats = sizes.astype(np.intp, copy=False)  # np.repeat needs np.intp counts on a 32-bit numpy
+    return np.repeat(starts - ends + sizes, repeats) + np.arange(int(ends[-1]) if len(ends) else 0)
 
 
 def cut(items: Sequence[object], sizes: np.ndarray) -> list[Sequence[object]]:
@@ -62,25 +61,3 @@ def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator
         stop = min(max(stop, start + 1), start + most_items)
         yield start, stop
         start = stop
-
-
-def reserve(shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
-    """An uninitialised array of ``shape`` whose memory becomes resident page by page as it
-    is written: a reserve larger than what will be written costs only what is written.
-
-    Unlike ``np.empty``, which asks the kernel for huge pages for a large array, it takes
-    ordinary pages. Where the kernel compacts memory to find a huge page at the first write
-    (``defrag`` set to ``madvise``, a common default), filling 240 MB of fresh ``np.empty``
-    took 0.44-0.85 s on a 2-core machine, against 0.15 s here.
-
-    >>> a = reserve((2, 3), np.uint32)
-    >>> a[:] = 7
-    >>> a.shape, int(a.sum())
-    ((2, 3), 42)
-    """
-    if not hasattr(mmap, "MAP_PRIVATE"):  # Windows: no anonymous private maps to ask for
-        return np.empty(shape, dtype=dtype)
-    count = int(np.prod(shape, dtype=np.int64))
-    size = count * np.dtype(dtype).itemsize
-    memory = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    return np.frombuffer(memory, dtype=dtype, count=count).reshape(shape)

@@ -9,40 +9,25 @@ from __future__ import annotations
 import sys
 import threading
 import unicodedata
-from collections.abc import Sequence, Set
-from itertools import repeat
+from collections.abc import Set
 
 import numpy as np
 
-from .validate import positive_int
+from .validate import positive_int, require_set, require_text
 
 __all__ = ["normalize", "words", "word_shingles", "char_shingles", "jaccard", "containment"]
-
-
-def _require_text(text: object, name: str = "text") -> str:
-    if isinstance(text, str):
-        return text
-    if isinstance(text, (bytes, bytearray)):
-        raise TypeError(
-            f"{name} must be str, got bytes {bytes(text[:20])!r}...; decode it first, "
-            "for example data.decode('utf-8')"
-        )
-    raise TypeError(f"{name} must be str, got {type(text).__name__} {text!r:.60}")
-
-
-def _first_not_text(items: Sequence[object]) -> int | None:
-    """The index of the first item that is not a ``str``, or None when all are (the check over
-    all of them runs in C, as one ``map``)."""
-    if all(map(isinstance, items, repeat(str))):
-        return None
-    return next(i for i, item in enumerate(items) if not isinstance(item, str))
 
 
 #: Longest shingle accepted, in words or characters: building ids costs a pass over the text per unit.
 MAX_SHINGLE_SIZE = 100
 
 
-def _require_k(k: object) -> int:
+def require_shingle_size(k: object) -> int:
+    """``k`` as a shingle size in ``[1, MAX_SHINGLE_SIZE]``, or a TypeError/ValueError naming it.
+
+    >>> require_shingle_size(5)
+    5
+    """
     return positive_int(k, "k", MAX_SHINGLE_SIZE)
 
 
@@ -117,7 +102,7 @@ def normalize(text: str) -> str:
 
 
 def _tokens(text: object) -> list[str]:
-    text = _require_text(text)
+    text = require_text(text)
     if text.isascii():
         return text.lower().encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
     folded = unicodedata.normalize("NFKC", text).casefold()
@@ -147,7 +132,7 @@ def word_shingles(text: str, k: int = 5) -> set[str]:
     >>> word_shingles("Short text", k=5)
     {'short text'}
     """
-    k = _require_k(k)
+    k = require_shingle_size(k)
     tokens = _tokens(text)
     if len(tokens) < k:
         return {" ".join(tokens)} if tokens else set()
@@ -163,20 +148,11 @@ def char_shingles(text: str, k: int = 5) -> set[str]:
     >>> sorted(char_shingles("東京の天気", k=2))
     ['の天', '京の', '天気', '東京']
     """
-    k = _require_k(k)
+    k = require_shingle_size(k)
     norm = normalize(text)
     if len(norm) < k:
         return {norm} if norm else set()
     return {norm[i : i + k] for i in range(len(norm) - k + 1)}
-
-
-def _require_set(value: object, name: str) -> Set:
-    if not isinstance(value, Set):
-        raise TypeError(
-            f"{name} must be a set of shingles, got {type(value).__name__} "
-            f"{value!r:.60}; build one with word_shingles(text)"
-        )
-    return value
 
 
 def jaccard(a: Set, b: Set) -> float:
@@ -189,7 +165,7 @@ def jaccard(a: Set, b: Set) -> float:
     >>> jaccard(set(), set())
     1.0
     """
-    a, b = _require_set(a, "a"), _require_set(b, "b")
+    a, b = require_set(a, "a"), require_set(b, "b")
     if not a and not b:
         return 1.0
     inter = len(a & b)
@@ -208,7 +184,7 @@ def containment(a: Set, b: Set) -> float:
     >>> containment({"a", "b", "c", "d"}, {"a", "b"})
     0.5
     """
-    a, b = _require_set(a, "a"), _require_set(b, "b")
+    a, b = require_set(a, "a"), require_set(b, "b")
     if not a:
         return 1.0
     return len(a & b) / len(a)

@@ -6,9 +6,12 @@ argument, the value and what is allowed. Bools are not numbers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence, Set
+from itertools import repeat
+
 import numpy as np
 
-__all__ = ["positive_int", "shown"]
+__all__ = ["positive_int", "shown", "require_text", "first_not_text", "require_set"]
 
 
 def positive_int(value: object, name: str, maximum: int | None = None) -> int:
@@ -44,3 +47,45 @@ def shown(value: object) -> str:
         return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def require_text(text: object, name: str = "text") -> str:
+    """``text`` if it is a ``str``; a TypeError that says what to do otherwise.
+
+    >>> require_text("ok")
+    'ok'
+    """
+    if isinstance(text, str):
+        return text
+    if isinstance(text, (bytes, bytearray)):
+        raise TypeError(
+            f"{name} must be str, got bytes {bytes(text[:20])!r}...; decode it first, "
+            "for example data.decode('utf-8')"
+        )
+    raise TypeError(f"{name} must be str, got {type(text).__name__} {text!r:.60}")
+
+
+def first_not_text(items: Sequence[object]) -> int | None:
+    """The index of the first item that is not a ``str``, or None when all are (the check over
+    all of them runs in C, as one ``map``).
+
+    >>> first_not_text(["a", b"b", "c"])
+    1
+    """
+    if all(map(isinstance, items, repeat(str))):
+        return None
+    return next(i for i, item in enumerate(items) if not isinstance(item, str))
+
+
+def require_set(value: object, name: str) -> Set:
+    """``value`` if it is a set; a TypeError that says how to build one otherwise.
+
+    >>> sorted(require_set({"a"}, "a"))
+    ['a']
+    """
+    if not isinstance(value, Set):
+        raise TypeError(
+            f"{name} must be a set of shingles, got {type(value).__name__} "
+            f"{value!r:.60}; build one with word_shingles(text)"
+        )
+    return value

@@ -42,6 +42,7 @@ NOT_PAGES = {
 #: Folders under _build/html holding no pages, and why.
 NOT_PAGE_FOLDERS = {
     "_static": "the theme's assets; its .html files are Jinja macro templates, not pages",
+    "lite": "the JupyterLite app (in-browser Python), not the book's pages; test_lite.py drives it",
 }
 
 _NOT_A_PAGE = "_build/html is not built"

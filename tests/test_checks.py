@@ -39,6 +39,7 @@ from neardup_lab import (
     stable_hash,
     word_shingles,
 )
+from neardup_lab.checks import harness
 
 P = 2**61 - 1
 
@@ -511,7 +512,7 @@ def test_verify_pairs(capsys):
 
 def test_dedup(capsys):
     passes(checks.check_dedup, _pipeline(), capsys)
-    notes = checks._TALLY["check_dedup"].notes
+    notes = harness.TALLY["check_dedup"].notes
     assert "precision 1.000, recall 1.000" in notes[0]
     assert re.match(
         r"cost: [\d,]+ candidate pairs verified \(target at most [\d,]+\), in [\d.]+ \S+$", notes[1]
@@ -842,7 +843,7 @@ def test_registry_names_every_check():
 def test_unfinished_answer_is_reported_not_raised(check, capsys):
     if check.__name__ in VALUE_CHECKS:
         result = check(...)
-        expected = f"not answered yet: {checks._answer_name(check.__name__)}"
+        expected = f"not answered yet: {harness.answer_name(check.__name__)}"
     elif check is checks.check_block_index:
 
         class BlockIndex:

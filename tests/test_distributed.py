@@ -1,8 +1,10 @@
 """dedup_dask on a real LocalCluster (two worker processes) gives dedup's answer."""
 
+import importlib
 import json
 import logging
 import os
+import sys
 
 import dask
 import dask.bag as db
@@ -10,8 +12,8 @@ import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
-from neardup_lab import dedup, make_corpus
-from neardup_lab.distributed.dedup import dedup_dask, read_bag
+from neardup_lab import dedup, limits, make_corpus
+from neardup_lab.distributed import dedup_dask, read_bag
 from neardup_lab.readers import Document, InputError, read_inputs
 
 
@@ -209,3 +211,18 @@ def test_the_same_folder_given_twice_is_refused(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError, match="same file or folder"):
         read_bag(["f", str(tmp_path / "f")])
+
+
+def test_a_list_is_cut_into_partitions_of_the_size_in_limits(monkeypatch):
+    monkeypatch.setattr(limits, "TEXTS_PER_PARTITION", 2)
+    got = dedup_dask(["heavy rain today", "heavy rain today", "a quiet day", "sun"], k=1)
+    assert got.stats["dask"]["partitions"] == 2 and got.clusters == [[0, 1], [2], [3]]
+
+
+def test_without_dask_the_import_error_names_the_extra(monkeypatch):
+    for name in [m for m in sys.modules if m.startswith("neardup_lab.distributed")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "dask", None)  # what an import of a missing package meets
+    for module in ("neardup_lab.distributed", "neardup_lab.distributed.dedup"):
+        with pytest.raises(ImportError, match=r"pip install 'neardup-lab\[dask\]'"):
+            importlib.import_module(module)

@@ -98,11 +98,11 @@ def test_byte_path_and_unicode_path_give_the_same_word_hashes(docs):
 
 @given(st.lists(mixed_text, max_size=6))
 def test_folding_in_small_blocks_gives_the_same_word_hashes(docs):
-    from neardup_lab.engine import tokenize as fastpath
+    from neardup_lab import limits
 
     whole = tokenize_batch(docs)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fastpath, "_FOLD_BLOCK", 5)  # blocks cut between the bytes of most texts
+        patch.setattr(limits, "FOLD_BLOCK_BYTES", 5)  # blocks cut between the bytes of most texts
         blocks = tokenize_batch(docs)
     assert blocks[1].tolist() == whole[1].tolist() and blocks[0].tolist() == whole[0].tolist()
 

@@ -267,12 +267,12 @@ def test_a_notebook_cannot_replace_the_checks(tmp_path):
     tamper = "\n".join(
         [
             "from neardup_lab import checks, jaccard",
-            "import neardup_lab.checks._core as core",
+            "import neardup_lab.checks.harness as core",
             "checks.grade = lambda lab, ns: core.Summary(lab, list(core.LABS[lab]), {}, [])",
             "for name in checks.__all__:",
             "    if name.startswith('check_'):",
             "        setattr(checks, name, lambda answer: core.CheckResult('x', passed=True))",
-            "core._run = lambda name, target, cases, notes=None: core.CheckResult(name, passed=True)",
+            "core.run_check = lambda name, target, cases, notes=None: core.CheckResult(name, passed=True)",
             "my_jaccard = jaccard",
         ]
     )

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from neardup_lab import dedup, make_corpus
+from neardup_lab import dedup, limits, make_corpus
 from neardup_lab.engine import idsets, pipeline
 from neardup_lab.engine.idsets import ShingleIds, jaccard_from_texts, shingle_id_sets
 from neardup_lab.engine.settings import Settings
@@ -39,8 +39,8 @@ def test_shingle_id_sets_are_the_sets_prepare_signs(docs, shingle, k):
 @pytest.mark.parametrize("shingle", ["word", "char"])
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_jaccard_from_texts_equals_jaccard_over_every_id_set(monkeypatch, docs, shingle, n_jobs):
-    monkeypatch.setattr(idsets, "_SLICE_CHARS", 3000)  # many slices, some of one pair
-    monkeypatch.setattr(idsets, "_SLICE_PAIRS", 5)
+    monkeypatch.setattr(limits, "SLICE_CHARS", 3000)  # many slices, some of one pair
+    monkeypatch.setattr(limits, "SLICE_PAIRS", 5)
     settings = Settings(k=3, shingle=shingle)
     rng = np.random.default_rng(3)
     pairs = rng.integers(0, len(docs), size=(400, 2))
@@ -56,7 +56,7 @@ def test_jaccard_from_texts_of_no_pairs_is_empty(docs):
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_prepare_many_keeps_the_ids_of_the_first_documents_that_fit_the_budget(monkeypatch, docs, n_jobs):
-    monkeypatch.setattr(pipeline, "_CHUNK", 7)  # chunks after the full one skip sorting
+    monkeypatch.setattr(limits, "CHUNK_DOCS", 7)  # chunks after the full one skip sorting
     settings = Settings(num_perm=8)
     whole = pipeline.prepare_many(docs, settings)
     assert len(whole.sets.offsets) == len(docs) + 1
@@ -80,7 +80,7 @@ def test_keep_verified_without_every_set_needs_a_score(docs):
 
 @pytest.mark.parametrize("kept_docs", [0, 1, 40, 77])
 def test_jaccard_from_texts_reads_the_kept_sets_and_derives_the_rest(monkeypatch, docs, kept_docs):
-    monkeypatch.setattr(idsets, "_SLICE_PAIRS", 9)
+    monkeypatch.setattr(limits, "SLICE_PAIRS", 9)
     settings = Settings(k=2)
     every = shingle_id_sets(docs, settings)
     kept = every._replace(ids=every.ids[: every.offsets[kept_docs]], offsets=every.offsets[: kept_docs + 1])
@@ -95,9 +95,9 @@ def test_dedup_deriving_ids_again_gives_the_same_result(monkeypatch, shingle, k,
     docs = make_corpus(300, seed=21, copies=(0, 4)).docs
     kept = dedup(docs, threshold=0.7, shingle=shingle, k=k, n_jobs=n_jobs)
     assert len(kept.pairs) > 50
-    monkeypatch.setattr(idsets, "_SLICE_PAIRS", 7)
+    monkeypatch.setattr(limits, "SLICE_PAIRS", 7)
     for budget in (0, 100_000):  # no ids kept; those of the first documents
-        monkeypatch.setattr(pipeline, "IDS_BUDGET", budget)
+        monkeypatch.setattr(limits, "IDS_BUDGET", budget)
         assert dedup(docs, threshold=0.7, shingle=shingle, k=k, n_jobs=n_jobs) == kept
 
 
@@ -128,7 +128,7 @@ def test_a_long_document_in_many_pairs_is_derived_once_per_slice_not_once_per_pa
     pairs = rng.permutation(np.concatenate([with_long, rng.integers(1, len(docs), size=(150, 2))]))
     scores = jaccard_from_texts(docs, Settings(k=3), pairs)
     short_chars = sum(map(len, docs[1:]))  # the long document's partners, each once
-    assert len(derived_long) <= 2 + short_chars // idsets._SLICE_CHARS
+    assert len(derived_long) <= 2 + short_chars // limits.SLICE_CHARS
     assert np.array_equal(scores, jaccard_of_pairs(derive(docs, Settings(k=3)), pairs))
 
 
@@ -152,7 +152,7 @@ def test_sorting_some_documents_gives_their_sets_and_leaves_the_others_empty(wan
         assert np.array_equal(raw.ids, ids) and np.array_equal(raw.offsets, offsets)
         for n_jobs in (1, 2):
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(idsets, "_SORT_DOCS", 3)  # many pieces
+                patch.setattr(limits, "SORT_DOCS", 3)  # many pieces
                 some = raw.sets(np.array(wanted), n_jobs)
             for doc, want in enumerate(wanted):
                 assert some.of(doc).tolist() == (every.of(doc).tolist() if want else [])
@@ -160,7 +160,7 @@ def test_sorting_some_documents_gives_their_sets_and_leaves_the_others_empty(wan
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_prepare_many_keeps_raw_ids_chunk_by_chunk_within_the_budget(monkeypatch, docs, n_jobs):
-    monkeypatch.setattr(pipeline, "_CHUNK", 7)
+    monkeypatch.setattr(limits, "CHUNK_DOCS", 7)
     settings = Settings(num_perm=8)
     whole = pipeline.prepare(docs, settings, ids="raw").sets
     raw = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids="raw").sets

@@ -132,9 +132,9 @@ def test_band_groups_in_threads_are_the_groups_of_one_thread():
 
 
 def test_band_groups_among_some_rows_are_the_groups_of_those_rows(monkeypatch):
-    from neardup_lab import lsh
+    from neardup_lab import limits
 
-    monkeypatch.setattr(lsh, "_KEY_BLOCK", 64)  # band keys in many blocks
+    monkeypatch.setattr(limits, "KEY_BLOCK", 64)  # band keys in many blocks
     rng = np.random.default_rng(12)
     sigs = rng.integers(0, 3, size=(1_000, 12), dtype=np.uint32)
     among = np.sort(rng.choice(1_000, size=600, replace=False))

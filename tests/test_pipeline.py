@@ -6,12 +6,14 @@ import pytest
 from neardup_lab import (
     brute_force_pairs,
     dedup,
+    limits,
     make_corpus,
     pairs_from_clusters,
     precision_recall,
     word_shingles,
 )
 from neardup_lab.engine.pipeline import exact_groups
+from neardup_lab.engine.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -125,22 +127,6 @@ def test_two_jobs_give_the_same_answer():
     assert one.pairs == two.pairs and one.clusters == two.clusters and one.keepers == two.keepers
 
 
-def _clusters_with_two_jobs(seed: int) -> list[list[int]]:
-    from neardup_lab.engine import verify
-
-    verify._SPREAD_FROM = 1  # every batch of pairs would go to forked workers
-    return dedup(make_corpus(300, seed=seed).docs, threshold=0.8, n_jobs=2).clusters
-
-
-def test_two_jobs_inside_a_daemonic_worker_stay_in_one_process():
-    import multiprocessing
-
-    # A daemonic process (a Pool's worker, a Dask worker) may not start processes of its own.
-    with multiprocessing.get_context("fork").Pool(1) as pool:
-        inside = pool.apply(_clusters_with_two_jobs, (5,))
-    assert inside == dedup(make_corpus(300, seed=5).docs, threshold=0.8, n_jobs=1).clusters
-
-
 @pytest.mark.parametrize("scheme", ["mod-prime", "one-permutation"])
 def test_other_schemes_find_the_same_families(corpus, scheme):
     result = dedup(corpus.docs, threshold=0.8, scheme=scheme)
@@ -155,14 +141,53 @@ def test_n_jobs_checked(bad):
         dedup(["a b"], n_jobs=bad)
 
 
-@pytest.mark.parametrize("room", ["as reserved", "too small"])
-def test_prepare_many_over_threads_gives_the_arrays_of_one_chunk(monkeypatch, room):
-    from neardup_lab.engine import pipeline
-    from neardup_lab.engine.settings import Settings
+def test_n_jobs_is_capped_at_the_workers_this_machine_can_use():
+    most = limits.most_workers()
+    with pytest.raises(ValueError, match=rf"n_jobs={most + 1} .* at most {most} .*n_jobs=-1"):
+        dedup(["a b"], n_jobs=most + 1)
+    with pytest.raises(ValueError, match="n_jobs=600"):
+        dedup(["a b"], n_jobs=600)  # this once started hundreds of processes
+    assert dedup(["a b", "a b"], n_jobs=most).clusters == [[0, 1]]
 
-    monkeypatch.setattr(pipeline, "_CHUNK", 7)  # many chunks from a small corpus
-    if room == "too small":  # the reserve for ids must grow, chunk after chunk
-        monkeypatch.setattr(pipeline, "_id_room", lambda chars, n, settings: 1)
+
+def test_settings_are_keyword_only():
+    with pytest.raises(TypeError):
+        Settings(0.8, 128)
+    assert Settings(threshold=0.8, num_perm=128) == Settings()
+
+
+def test_each_stage_is_timed_around_its_own_code(monkeypatch, corpus):
+    import time
+
+    from neardup_lab.engine import pipeline
+
+    checks, nap = [], 0.01
+    keep_verified = pipeline.keep_verified
+
+    def slow_keep(settings, prepared, score=None):
+        keep = keep_verified(settings, prepared, score)
+
+        def slow(pairs):
+            checks.append(len(pairs))
+            time.sleep(nap)  # verification's time, inside the banding loop
+            return keep(pairs)
+
+        return slow
+
+    monkeypatch.setattr(pipeline, "keep_verified", slow_keep)
+    started = time.perf_counter()
+    result = dedup(corpus.docs, threshold=0.8)
+    elapsed = time.perf_counter() - started
+    seconds = {stage: values["seconds"] for stage, values in result.stats.items()}
+    assert checks and seconds["verified"] >= nap * len(checks)  # the naps count as verification
+    assert sum(seconds.values()) <= elapsed  # and once only: nothing is counted twice
+    assert all(s > 0 for s in seconds.values())
+
+
+def test_prepare_many_over_threads_gives_the_arrays_of_one_chunk(monkeypatch):
+    from neardup_lab.engine import pipeline
+
+    monkeypatch.setattr(limits, "CHUNK_DOCS", 7)  # many chunks from a small corpus
     # U+FDFA becomes four words under NFKC: text that lengthens when normalised.
     docs = make_corpus(6, seed=9).docs + ["\ufdfa" * 50] * 14 + make_corpus(10, seed=3).docs
     settings = Settings(num_perm=16, k=2)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from neardup_lab import limits
 from neardup_lab.readers import (
     DEFAULT_MAX_BYTES,
     Document,
     InputError,
     Problem,
+    csv_rows,
     detect_format,
     iter_records,
     read_inputs,
@@ -99,7 +105,13 @@ def test_size_limit_boundary_and_off_switch(cwd):
     assert (problem.where, problem.reason) == ("d/over.txt", "too-large")
     assert "101 bytes" in problem.message and "--max-bytes" in problem.message
     assert len(read_inputs(["d"], max_bytes=0).documents) == 2
-    assert DEFAULT_MAX_BYTES == 10_000_000
+    assert DEFAULT_MAX_BYTES == limits.DEFAULT_MAX_BYTES == 10_000_000
+
+
+def test_default_size_limit_is_read_when_reading(cwd, monkeypatch):
+    write(cwd / "d" / "a.txt", "x" * 50)
+    monkeypatch.setattr(limits, "DEFAULT_MAX_BYTES", 10)
+    assert problems_by_where(read_inputs(["d"])) == {"d/a.txt": "too-large"}
 
 
 def test_single_txt_file_is_one_document(cwd):
@@ -226,6 +238,43 @@ def test_csv_large_field_is_refused_not_a_csv_error(cwd):
     assert problems_by_where(report) == {"big.csv:2": "too-large"}
     assert [d.text for d in report.documents] == ["small"]
     assert read_inputs(["big.csv"], max_bytes=0).documents[0].text == big
+
+
+def test_csv_field_of_30_mb_is_read_and_the_csv_module_limit_is_left_alone(cwd):
+    before = csv.field_size_limit()
+    big = "heavy rain, " * 2_500_000  # 30 MB in one quoted field, far above csv's own limit
+    write(cwd / "big.csv", f'id,text\n1,"{big}"\n2,sun\n')
+    rows = csv_rows("big.csv", max_bytes=40_000_000)
+    assert next(rows) == (1, ["id", "text"]) and next(rows) == (2, ["1", big])
+    assert csv.field_size_limit() == before  # also while the reader is paused part way
+    assert list(rows) == [(3, ["2", "sun"])] and csv.field_size_limit() == before
+    report = read_inputs(["big.csv"], max_bytes=30_000_000)
+    assert [len(d.text) for d in report.documents] == [len(big), 3]
+    assert problems_by_where(read_inputs(["big.csv"], max_bytes=29_999_999)) == {"big.csv:2": "too-large"}
+    assert csv.field_size_limit() == before
+
+
+@given(st.text(alphabet='ab,;"\r\n ', max_size=40), st.sampled_from([",", ";"]))
+def test_csv_records_split_as_the_csv_module_splits_them(tmp_path_factory, text, delimiter):
+    path = tmp_path_factory.mktemp("csv") / "a.csv"
+    path.write_bytes(text.encode("utf-8"))
+    expected = [row or None for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)]
+    got = [
+        item if item is None or isinstance(item, Problem) else item[1]
+        for item in csv_rows(str(path), delimiter=delimiter)
+    ]
+    closed = next((i for i, item in enumerate(got) if isinstance(item, Problem)), len(got))
+    assert got[:closed] == expected[:closed]
+    if closed < len(got):  # a quote never closed: csv.reader's last row holds all it swallowed
+        assert got[closed].reason == "bad-csv" and len(expected) == closed + 1
+    else:
+        assert len(expected) == closed
+
+
+def test_csv_delimiter_must_be_one_character(cwd):
+    write(cwd / "a.csv", "text\nx\n")
+    with pytest.raises(InputError, match="one character"):
+        read_inputs(["a.csv"], delimiter=";;")
 
 
 def test_csv_unclosed_quote_rereads_the_lines_it_swallowed(cwd):

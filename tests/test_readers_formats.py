@@ -107,7 +107,8 @@ def test_missing_optional_package_is_named(cwd, monkeypatch):
     with pytest.raises(InputError, match="needs the zstandard package.*pip install zstandard"):
         read_inputs(["a.jsonl.zst"])
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    with pytest.raises(InputError, match="needs the pyarrow package.*pip install pyarrow"):
+    extra = r"pip install pyarrow, or pip install 'neardup-lab\[formats\]'"
+    with pytest.raises(InputError, match=f"needs the pyarrow package.*{extra}"):
         read_inputs(["a.parquet"])
 
 

@@ -1,7 +1,6 @@
 """The verification kernel against the teaching Jaccard, and union-find before verify."""
 
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -9,7 +8,6 @@ from neardup_lab import jaccard
 from neardup_lab.engine.verify import (
     jaccard_of_pairs,
     pack_id_sets,
-    pair_scorer,
     verified_edges,
 )
 from neardup_lab.lsh import band_groups, candidate_pair_array
@@ -76,17 +74,3 @@ def test_pack_id_sets_sorts_and_dedupes_each_document(docs):
         got = packed.ids[packed.offsets[d] : packed.offsets[d + 1]].tolist()
         assert got == sorted(set(values))
     assert packed.offsets[-1] == len(packed.ids)
-
-
-@pytest.mark.slow
-def test_pair_scorer_over_processes_gives_the_scores_of_one_process():
-    rng = np.random.default_rng(5)
-    counts = rng.integers(0, 60, size=400)
-    ids = rng.integers(0, 200, size=int(counts.sum())).astype(np.uint64)  # small range: real overlaps
-    sets = pack_id_sets(ids, counts)
-    pairs = rng.integers(0, 400, size=(10_000, 2))  # above the size that is spread over processes
-    with pair_scorer(sets, n_jobs=2) as score:
-        spread = score(pairs)
-    alone = jaccard_of_pairs(sets, pairs)
-    assert spread.shape == alone.shape and np.array_equal(spread, alone)
-    assert 0 < np.count_nonzero(alone >= 0.5) < len(pairs)  # the batch is not all one answer

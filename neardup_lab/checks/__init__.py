@@ -12,7 +12,7 @@ is reported as "not implemented yet"; any other exception from the student's
 code is reported as what came back. Each check returns a :class:`CheckResult`
 and remembers it, so that :func:`summary` can say how many checks of a lab pass.
 
-Modules: ``_core`` (cases, reports, the tally, ``LABS`` and ``POINTS``, the
+Modules: ``harness`` (cases, reports, the tally, ``LABS`` and ``POINTS``, the
 container rule, grading mode), one module per lab (``lab1_text`` ... ``lab7_licences``),
 and ``remote``, through which ``labs/grade.py`` calls a student's functions in their
 kernel while the checks run in the grading process.
@@ -27,15 +27,13 @@ True
 
 from __future__ import annotations
 
-from ._core import (  # noqa: F401  (_TALLY and _answer_name are used by the tests)
-    _TALLY,
+from .harness import (
     CONTAINER_RULE,
     LABS,
     POINTS,
     CheckResult,
     Failure,
     Summary,
-    _answer_name,
     grade,
     grading,
     grading_mode,

@@ -6,7 +6,16 @@ from collections.abc import Callable
 
 from ..corpus import replace_words
 from ..text import char_shingles, jaccard, normalize, word_shingles
-from ._core import CheckResult, _article, _article_input, _call, _Case, _run, _show, grading
+from .harness import (
+    Case,
+    CheckResult,
+    call_on_copies,
+    grading,
+    run_check,
+    sample_article,
+    sample_article_input,
+    show_value,
+)
 
 
 def check_normalize(func: Callable[[str], str]) -> CheckResult:
@@ -61,55 +70,55 @@ def check_normalize(func: Callable[[str], str]) -> CheckResult:
         ),
     ]
     cases = [
-        _Case(name, f"text={text!r}", _call(func, text), expected, hint=hint)
+        Case(name, f"text={text!r}", call_on_copies(func, text), expected, hint=hint)
         for name, text, expected, hint in hand
     ]
     for seed in (11, 111, 112) if grading() else (11,):
-        text = _article(seed, 40)
+        text = sample_article(seed, 40)
         cases.append(
-            _Case(
+            Case(
                 "news article" if seed == 11 else f"news article (seed {seed})",
-                _article_input(seed, 40),
-                _call(func, text),
+                sample_article_input(seed, 40),
+                call_on_copies(func, text),
                 normalize(text),
                 hint="Compare your output with the expected text word by word: which characters differ?",
             )
         )
-    return _run("check_normalize", func, cases)
+    return run_check("check_normalize", func, cases)
 
 
 def _shingle_cases(
     func: Callable, hand: list[tuple[str, str, int, set, str]], reference: Callable
-) -> list[_Case]:
+) -> list[Case]:
     cases = [
-        _Case(name, f"text={text!r}, k={k}", _call(func, text, k), expected, hint=hint)
+        Case(name, f"text={text!r}, k={k}", call_on_copies(func, text, k), expected, hint=hint)
         for name, text, k, expected, hint in hand
     ]
     for seed, k in ((3, 5), (4, 2), (103, 4), (104, 1)) if grading() else ((3, 5), (4, 2)):
-        text = _article(seed)
+        text = sample_article(seed)
         cases.append(
-            _Case(
+            Case(
                 f"news article, k={k}",
-                _article_input(seed, k=k),
-                _call(func, text, k),
+                sample_article_input(seed, k=k),
+                call_on_copies(func, text, k),
                 reference(text, k),
                 hint="A text of n tokens has n - k + 1 shingles: count yours.",
             )
         )
     cases.append(
-        _Case(
+        Case(
             "k = 0 is an error",
             "text='a b c', k=0",
-            _call(func, "a b c", 0),
+            call_on_copies(func, "a b c", 0),
             raises=ValueError,
             hint="Raise ValueError when k < 1: a shingle needs at least one token.",
         )
     )
     cases.append(
-        _Case(
+        Case(
             "negative k is an error",
             "text='a b c', k=-1",
-            _call(func, "a b c", -1),
+            call_on_copies(func, "a b c", -1),
             raises=ValueError,
             hint="Every k below 1 is an error, not only 0.",
         )
@@ -154,7 +163,7 @@ def check_word_shingles(func: Callable[[str, int], set[str]]) -> CheckResult:
         ("only punctuation", "!!! ...", 2, set(), "After normalising there are no words: return set()."),
         ("Unicode and case", "Ｔｈｅ ＣＡＴ sat", 2, {"the cat", "cat sat"}, norm),
     ]
-    return _run("check_word_shingles", func, _shingle_cases(func, hand, word_shingles))
+    return run_check("check_word_shingles", func, _shingle_cases(func, hand, word_shingles))
 
 
 def check_char_shingles(func: Callable[[str, int], set[str]]) -> CheckResult:
@@ -199,7 +208,7 @@ def check_char_shingles(func: Callable[[str, int], set[str]]) -> CheckResult:
             norm,
         ),
     ]
-    return _run("check_char_shingles", func, _shingle_cases(func, hand, char_shingles))
+    return run_check("check_char_shingles", func, _shingle_cases(func, hand, char_shingles))
 
 
 def check_jaccard(func: Callable[[set, set], float]) -> CheckResult:
@@ -227,18 +236,21 @@ def check_jaccard(func: Callable[[set, set], float]) -> CheckResult:
         ("frozensets", frozenset({"a", "b"}), frozenset({"b"}), 0.5, "Any set type should work."),
     ]
     cases = [
-        _Case(name, f"a={_show(a)}, b={_show(b)}", _call(func, a, b), expected, hint=hint)
+        Case(name, f"a={show_value(a)}, b={show_value(b)}", call_on_copies(func, a, b), expected, hint=hint)
         for name, a, b, expected, hint in hand
     ]
     for seed in (5, 105) if grading() else (5,):
-        a, b = word_shingles(_article(seed), 3), word_shingles(replace_words(_article(seed), 4, seed=1), 3)
+        a, b = (
+            word_shingles(sample_article(seed), 3),
+            word_shingles(replace_words(sample_article(seed), 4, seed=1), 3),
+        )
         cases.append(
-            _Case(
+            Case(
                 "an article and an edited copy" + ("" if seed == 5 else f" (seed {seed})"),
                 "a=word_shingles(article, 3), b=the same after replacing 4 words",
-                _call(func, a, b),
+                call_on_copies(func, a, b),
                 jaccard(a, b),
                 hint=formula,
             )
         )
-    return _run("check_jaccard", func, cases)
+    return run_check("check_jaccard", func, cases)

@@ -13,7 +13,16 @@ from ..corpus import replace_words
 from ..hashing import stable_hash
 from ..minhash import estimate_jaccard
 from ..text import jaccard, word_shingles
-from ._core import CheckResult, _article, _as_sequence, _call, _Case, _run, _show, grading
+from .harness import (
+    Case,
+    CheckResult,
+    as_sequence,
+    call_on_copies,
+    grading,
+    run_check,
+    sample_article,
+    show_value,
+)
 
 #: The prime of the lab's hash functions ``h(x) = (a*x + b) mod P``.
 MINHASH_PRIME = 2**61 - 1
@@ -35,7 +44,7 @@ def _lab_estimate(sig_a: list[int], sig_b: list[int]) -> float:
 
 
 def _as_int_list(got: Any) -> list[int]:
-    values = _as_sequence(got, "a list of ints")
+    values = as_sequence(got, "a list of ints")
     if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values):
         raise ValueError("every value of a signature is an int")
     return [int(v) for v in values]
@@ -97,7 +106,7 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
     )
     three = {"heavy rain", "in the city", "rain in the"}
     article_seed, params_seed = (121, 13) if grading() else (21, 3)
-    article = word_shingles(_article(article_seed), 3)
+    article = word_shingles(sample_article(article_seed), 3)
     params16 = _lab_hash_parameters(16, params_seed)
     hand = [
         # Values written out by hand from stable_hash: the same on every machine.
@@ -125,10 +134,10 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
         ),
     ]
     cases = [
-        _Case(
+        Case(
             name,
-            f"shingles={_show(shingles)}, params={params}",
-            _call(func, shingles, params),
+            f"shingles={show_value(shingles)}, params={params}",
+            call_on_copies(func, shingles, params),
             expected,
             judge=_signature_judge(expected, shingles, params),
             hint=hint,
@@ -136,19 +145,19 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
         for name, shingles, params, expected, hint in hand
     ]
     cases.append(
-        _Case(
+        Case(
             "an article, 16 hash functions",
             f"shingles=word_shingles(make_article(seed={article_seed}, n_words=60), 3), "
             f"params=hash_parameters(16, seed={params_seed})",
-            _call(func, article, params16),
+            call_on_copies(func, article, params16),
             _lab_signature(article, params16),
             judge=_signature_judge(_lab_signature(article, params16), article, params16),
             hint=stable,
         )
     )
 
-    a = word_shingles(_article(22, 120), 2)
-    b = word_shingles(replace_words(_article(22, 120), 12, seed=2), 2)
+    a = word_shingles(sample_article(22, 120), 2)
+    b = word_shingles(replace_words(sample_article(22, 120), 12, seed=2), 2)
     exact = jaccard(a, b)
     params = _lab_hash_parameters(256, 1)
 
@@ -167,17 +176,17 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
         return f"estimate {estimate:.3f} is more than {bound:.3f} from the exact Jaccard {exact:.3f}"
 
     cases.append(
-        _Case(
+        Case(
             "estimates Jaccard (k = 256)",
             "two versions of an article, 12 words apart; params=hash_parameters(256, seed=1)",
-            _call(func, a, params),
+            call_on_copies(func, a, params),
             shown_expected=f"a signature whose estimate is within 4 standard errors of {exact:.3f}",
             judge=estimate_close,
             hint=stable,
         )
     )
     cases.append(
-        _Case(
+        Case(
             "same answer when called twice",
             "shingles={'a b', 'b c'}, params=hash_parameters(8, seed=0), called twice",
             lambda: (
@@ -191,7 +200,7 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
             hint="Do not draw random numbers inside the function: everything comes from params.",
         )
     )
-    return _run("check_minhash_signature", func, cases)
+    return run_check("check_minhash_signature", func, cases)
 
 
 def check_estimate_similarity(func: Callable[[list[int], list[int]], float]) -> CheckResult:
@@ -217,32 +226,32 @@ def check_estimate_similarity(func: Callable[[list[int], list[int]], float]) -> 
         ("one of three", [5, 5, 5], [5, 6, 7], 1 / 3, "Return a fraction between 0 and 1, not a count."),
     ]
     cases = [
-        _Case(name, f"sig_a={a}, sig_b={b}", _call(func, a, b), expected, hint=hint)
+        Case(name, f"sig_a={a}, sig_b={b}", call_on_copies(func, a, b), expected, hint=hint)
         for name, a, b, expected, hint in hand
     ]
     cases.append(
-        _Case(
+        Case(
             "different lengths",
             "sig_a=[1, 2, 3], sig_b=[1, 2]",
-            _call(func, [1, 2, 3], [1, 2]),
+            call_on_copies(func, [1, 2, 3], [1, 2]),
             raises=ValueError,
             hint="Signatures of different lengths come from different hash families: raise ValueError "
             "(zip() would silently drop the extra positions).",
         )
     )
     params = _lab_hash_parameters(64, 5)
-    sig_a = _lab_signature(word_shingles(_article(31), 3), params)
-    sig_b = _lab_signature(word_shingles(replace_words(_article(31), 3, seed=1), 3), params)
+    sig_a = _lab_signature(word_shingles(sample_article(31), 3), params)
+    sig_b = _lab_signature(word_shingles(replace_words(sample_article(31), 3, seed=1), 3), params)
     cases.append(
-        _Case(
+        Case(
             "signatures of two articles",
             "64-value signatures of an article and a copy with 3 words replaced",
-            _call(func, sig_a, sig_b),
+            call_on_copies(func, sig_a, sig_b),
             float(estimate_jaccard(np.array(sig_a, dtype=np.uint64), np.array(sig_b, dtype=np.uint64))),
             hint=share,
         )
     )
-    return _run("check_estimate_similarity", func, cases)
+    return run_check("check_estimate_similarity", func, cases)
 
 
 def _lab_estimate_checked(sig_a: list[int], sig_b: list[int]) -> float:
@@ -276,16 +285,20 @@ def check_measure_error(func: Callable[[set, set, int, int, Callable], float]) -
         "One trial per seed from 0 to trials - 1, each with its own hash family; square each "
         "trial's error against the exact Jaccard, average the squares, then take the root."
     )
-    a = word_shingles(_article(41, 80), 3)
-    b = word_shingles(replace_words(_article(41, 80), 6, seed=3), 3)
-    other = word_shingles(_article(42, 80), 3)
+    a = word_shingles(sample_article(41, 80), 3)
+    b = word_shingles(replace_words(sample_article(41, 80), 6, seed=3), 3)
+    other = word_shingles(sample_article(42, 80), 3)
     hand = [
         ("identical sets: no error", a, a, 16, 5, 0.0, "Identical sets give identical signatures."),
         ("disjoint sets: no error", a, other, 16, 5, 0.0, "Disjoint sets almost never share a minimum."),
     ]
     cases = [
-        _Case(
-            name, f"{label}, k={k}, trials={t}", _call(func, x, y, k, t, _lab_signature), expected, hint=hint
+        Case(
+            name,
+            f"{label}, k={k}, trials={t}",
+            call_on_copies(func, x, y, k, t, _lab_signature),
+            expected,
+            hint=hint,
         )
         for (name, x, y, k, t, expected, hint), label in zip(
             hand, ("set_b = set_a", "two unrelated articles")
@@ -293,15 +306,15 @@ def check_measure_error(func: Callable[[set, set, int, int, Callable], float]) -
     ]
     for k, trials in ((16, 20), (64, 10), (32, 1)):
         cases.append(
-            _Case(
+            Case(
                 f"article and edited copy, k={k}, trials={trials}",
                 f"an article and a copy with 6 words replaced, k={k}, trials={trials}",
-                _call(func, a, b, k, trials, _lab_signature),
+                call_on_copies(func, a, b, k, trials, _lab_signature),
                 _lab_measure_error(a, b, k, trials, _lab_signature),
                 hint=rmse,
             )
         )
-    return _run("check_measure_error", func, cases)
+    return run_check("check_measure_error", func, cases)
 
 
 def check_k_for_error(value: Any) -> CheckResult:
@@ -321,7 +334,7 @@ def check_k_for_error(value: Any) -> CheckResult:
             return "25 = sqrt(J(1-J)) / 0.02: square both sides of the inequality before solving for k"
         return "too few: the error is above 0.02" if got < 625 else "not the smallest k"
 
-    case = _Case(
+    case = Case(
         "smallest k for a standard error of 0.02 at J = 0.5",
         "J = 0.5, target standard error 0.02",
         lambda: value,
@@ -329,4 +342,4 @@ def check_k_for_error(value: Any) -> CheckResult:
         judge=judge,
         hint="Solve the standard-error inequality for k, then take the smallest whole number that meets it.",
     )
-    return _run("check_k_for_error", value, [case])
+    return run_check("check_k_for_error", value, [case])

@@ -12,7 +12,7 @@ from ..corpus import make_corpus
 from ..lsh import candidate_pairs, error_areas, optimal_params, s_curve
 from ..minhash import MinHasher
 from ..text import word_shingles
-from ._core import CheckResult, _as_set, _call, _Case, _run, _same_set, _show, grading
+from .harness import Case, CheckResult, as_set, call_on_copies, grading, run_check, same_set, show_value
 
 
 def check_s_curve(func: Callable[[float, int, int], float]) -> CheckResult:
@@ -49,16 +49,22 @@ def check_s_curve(func: Callable[[float, int, int], float]) -> CheckResult:
         ("50 bands of 2 rows, s = 0.3", 0.3, 50, 2, formula),
     ]
     cases = [
-        _Case(name, f"s={s}, bands={b}, rows={r}", _call(func, s, b, r), float(s_curve(s, b, r)), hint=hint)
+        Case(
+            name,
+            f"s={s}, bands={b}, rows={r}",
+            call_on_copies(func, s, b, r),
+            float(s_curve(s, b, r)),
+            hint=hint,
+        )
         for name, s, b, r, hint in hand
     ]
-    return _run("check_s_curve", func, cases)
+    return run_check("check_s_curve", func, cases)
 
 
 def _pairs_judge(expected: set[tuple[int, int]]) -> Callable[[Any], str | None]:
     def judge(got: Any) -> str | None:
         try:
-            found = _as_set(got, "a set of (i, j) pairs")
+            found = as_set(got, "a set of (i, j) pairs")
         except ValueError as exc:
             return str(exc)
         pairs = set()
@@ -72,7 +78,7 @@ def _pairs_judge(expected: set[tuple[int, int]]) -> Callable[[Any], str | None]:
             if i >= j:
                 return f"pair {pair!r}: write each pair once, as (i, j) with i < j"
             pairs.add((i, j))
-        return _same_set(pairs, expected)
+        return same_set(pairs, expected)
 
     return judge
 
@@ -129,10 +135,10 @@ def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, 
         ("a single signature", [[1, 2, 3, 4]], 2, 2, set(), "One row has no partner."),
     ]
     cases = [
-        _Case(
+        Case(
             name,
             f"signatures=np.array({rows}), bands={b}, rows={r}",
-            _call(func, arr(rows), b, r),
+            call_on_copies(func, arr(rows), b, r),
             expected,
             judge=_pairs_judge(expected),
             hint=hint,
@@ -140,10 +146,10 @@ def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, 
         for name, rows, b, r, expected, hint in hand
     ]
     cases.append(
-        _Case(
+        Case(
             "bands * rows > num_perm",
             "signatures of 4 values, bands=3, rows=2",
-            _call(func, arr([[1, 2, 3, 4], [1, 2, 3, 4]]), 3, 2),
+            call_on_copies(func, arr([[1, 2, 3, 4], [1, 2, 3, 4]]), 3, 2),
             raises=ValueError,
             hint="3 bands of 2 rows need 6 values and the signatures have 4: refuse such a request "
             "with ValueError.",
@@ -153,16 +159,16 @@ def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, 
         docs = make_corpus(30, seed=corpus_seed, n_words=60).docs
         sigs = MinHasher(num_perm=32, seed=2).signatures([word_shingles(d, 3) for d in docs])
         cases.append(
-            _Case(
+            Case(
                 "signatures of a small corpus" + ("" if corpus_seed == 5 else f" (seed {corpus_seed})"),
                 f"MinHash signatures (32 values) of {len(docs)} news documents, bands={bands}, rows={rows}",
-                _call(func, sigs, bands, rows),
+                call_on_copies(func, sigs, bands, rows),
                 candidate_pairs(sigs, bands, rows),
                 judge=_pairs_judge(candidate_pairs(sigs, bands, rows)),
                 hint=tables,
             )
         )
-    return _run("check_candidate_pairs", func, cases)
+    return run_check("check_candidate_pairs", func, cases)
 
 
 def _banding_error(threshold: float, bands: int, rows: int) -> float:
@@ -171,7 +177,7 @@ def _banding_error(threshold: float, bands: int, rows: int) -> float:
 
 def _int_pair(got: Any) -> tuple[int, int]:
     if not isinstance(got, (tuple, list)) or len(got) != 2:
-        raise TypeError(f"expected a pair (bands, rows), got {_show(got)}")
+        raise TypeError(f"expected a pair (bands, rows), got {show_value(got)}")
     bands, rows = got
     for name, v in (("bands", bands), ("rows", rows)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
@@ -217,10 +223,10 @@ def check_choose_bands_rows(func: Callable[[float, int], tuple[int, int]]) -> Ch
             )
 
         cases.append(
-            _Case(
+            Case(
                 f"threshold {threshold}, {num_perm} hash functions",
                 f"threshold={threshold}, num_perm={num_perm}",
-                _call(func, threshold, num_perm),
+                call_on_copies(func, threshold, num_perm),
                 shown_expected=f"{best} (or another pair with the same areas)",
                 judge=judge,
                 hint="Try every bands >= 1 and rows >= 1 with bands * rows <= num_perm (not only products "
@@ -229,7 +235,7 @@ def check_choose_bands_rows(func: Callable[[float, int], tuple[int, int]]) -> Ch
                 "points each; keep the pair with the smallest sum.",
             )
         )
-    return _run("check_choose_bands_rows", func, cases)
+    return run_check("check_choose_bands_rows", func, cases)
 
 
 def check_target_choice(chosen: Any) -> CheckResult:
@@ -261,13 +267,13 @@ def check_target_choice(chosen: Any) -> CheckResult:
 
         return judge
 
-    shown = f"chosen={_show(chosen)}"
+    shown = f"chosen={show_value(chosen)}"
     search = (
         "Loop over all (bands, rows) with bands * rows <= 100 and print those that meet both "
         "conditions, using your candidate_probability."
     )
     cases = [
-        _Case(
+        Case(
             "at most 100 hash functions",
             shown,
             pair,
@@ -275,7 +281,7 @@ def check_target_choice(chosen: Any) -> CheckResult:
             judge=lambda got: None if got[0] * got[1] <= 100 else f"bands * rows = {got[0] * got[1]}",
             hint="Each band uses rows values of the signature.",
         ),
-        _Case(
+        Case(
             "similarity 0.7 found with probability >= 0.95",
             shown,
             pair,
@@ -283,7 +289,7 @@ def check_target_choice(chosen: Any) -> CheckResult:
             judge=at_least(0.7, 0.95),
             hint="More bands (or fewer rows) raise the curve. " + search,
         ),
-        _Case(
+        Case(
             "similarity 0.3 found with probability <= 0.05",
             shown,
             pair,
@@ -292,4 +298,4 @@ def check_target_choice(chosen: Any) -> CheckResult:
             hint="More rows per band lower the curve for dissimilar pairs. " + search,
         ),
     ]
-    return _run("check_target_choice", chosen, cases)
+    return run_check("check_target_choice", chosen, cases)

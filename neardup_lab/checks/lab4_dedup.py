@@ -14,7 +14,18 @@ from ..corpus import make_article, make_corpus
 from ..evaluate import brute_force_pairs, pairs_from_clusters, precision_recall
 from ..notebook.helpers import duration
 from ..text import jaccard, word_shingles
-from ._core import CheckResult, _as_sequence, _as_set, _call, _Case, _equal, _run, _same_float, _show, grading
+from .harness import (
+    Case,
+    CheckResult,
+    as_sequence,
+    as_set,
+    call_on_copies,
+    grading,
+    judge_equal,
+    run_check,
+    same_float,
+    show_value,
+)
 
 #: Targets for the hidden corpus of :func:`check_dedup`: precision and recall of the pairs,
 #: and the cost, as candidate pairs verified per document.
@@ -32,7 +43,7 @@ def _pr_judge(expected: tuple[float, float]) -> Callable[[Any], str | None]:
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             return "return a pair (precision, recall)"
         for label, value, want in zip(("precision", "recall"), got, expected):
-            problem = _same_float(value, want)
+            problem = same_float(value, want)
             if problem is not None:
                 return f"{label} is wrong {problem}".strip()
         return None
@@ -80,10 +91,10 @@ def check_precision_recall(func: Callable[[Iterable, Iterable], tuple[float, flo
         ("both empty", [], [], (1.0, 1.0), "Nothing found and nothing to find: (1.0, 1.0)."),
     ]
     cases = [
-        _Case(
+        Case(
             name,
             f"found={found}, truth={truth}",
-            _call(func, found, truth),
+            call_on_copies(func, found, truth),
             expected,
             judge=_pr_judge(expected),
             hint=hint,
@@ -95,24 +106,24 @@ def check_precision_recall(func: Callable[[Iterable, Iterable], tuple[float, flo
     truth = sorted({tuple(sorted(rng.sample(range(40), 2))) for _ in range(50)} | set(found[:30]))
     expected = precision_recall(found, truth)
     cases.append(
-        _Case(
+        Case(
             "random pairs",
             f"{len(found)} found pairs, {len(truth)} true pairs among 40 documents",
-            _call(func, found, truth),
+            call_on_copies(func, found, truth),
             expected,
             judge=_pr_judge(expected),
             hint=unordered,
         )
     )
-    return _run("check_precision_recall", func, cases)
+    return run_check("check_precision_recall", func, cases)
 
 
 def _canonical_clusters(got: Any, n: int) -> list[list[int]]:
     """Sorted clusters of ints; raises ValueError if they are not a partition of 0 .. n-1."""
     clusters = []
-    for cluster in _as_sequence(got, "a list of clusters"):
+    for cluster in as_sequence(got, "a list of clusters"):
         if not isinstance(cluster, (list, tuple, set, frozenset)):
-            raise ValueError(f"each cluster must be a list of indices, found {_show(cluster, 60)}")
+            raise ValueError(f"each cluster must be a list of indices, found {show_value(cluster, 60)}")
         clusters.append(sorted(int(i) for i in cluster))
     seen: dict[int, int] = {}
     for number, cluster in enumerate(clusters):
@@ -169,11 +180,11 @@ def check_clusters(func: Callable[[int, Iterable[tuple[int, int]]], list[list[in
         ("one big cluster", 4, [(3, 2), (1, 0), (2, 1)], [[0, 1, 2, 3]], chain),
     ]
     cases = [
-        _Case(
+        Case(
             name,
             f"n={n}, pairs={pairs}",
-            _call(func, n, pairs),
-            shown_expected=_show(expected),
+            call_on_copies(func, n, pairs),
+            shown_expected=show_value(expected),
             judge=_clusters_judge(expected, n),
             hint=hint,
         )
@@ -183,16 +194,16 @@ def check_clusters(func: Callable[[int, Iterable[tuple[int, int]]], list[list[in
     pairs = [tuple(rng.sample(range(300), 2)) for _ in range(220)]
     expected = clusters_from_pairs(300, pairs)
     cases.append(
-        _Case(
+        Case(
             "random pairs",
             "n=300, 220 random pairs",
-            _call(func, 300, pairs),
+            call_on_copies(func, 300, pairs),
             shown_expected=f"{len(expected)} clusters, the largest of {max(map(len, expected))} documents",
             judge=_clusters_judge(expected, 300),
             hint=chain,
         )
     )
-    return _run("check_clusters", func, cases)
+    return run_check("check_clusters", func, cases)
 
 
 def check_verify_pairs(func: Callable[[set, list[set]], set[tuple[int, int]]]) -> CheckResult:
@@ -233,23 +244,23 @@ def check_verify_pairs(func: Callable[[set, list[set]], set[tuple[int, int]]]) -
         return "[" + ", ".join(f"{len(x)} shingles" for x in sets) + "]"
 
     cases = [
-        _Case(
+        Case(
             name,
-            f"candidates={_show(candidates)}, shingle_sets={described(sets)} "
+            f"candidates={show_value(candidates)}, shingle_sets={described(sets)} "
             f"(sizes of the sets; Jaccard(0, 1) = {jaccard(sets[0], sets[1]):.3f})",
-            _call(func, candidates, sets),
+            call_on_copies(func, candidates, sets),
             expected,
             judge=lambda got, expected=expected: _verified_judge(got, expected),
             hint=hint,
         )
         for name, candidates, sets, expected, hint in hand
     ]
-    return _run("check_verify_pairs", func, cases)
+    return run_check("check_verify_pairs", func, cases)
 
 
 def _verified_judge(got: Any, expected: set) -> str | None:
     try:
-        pairs = _as_set(got, "a set of (i, j) pairs")
+        pairs = as_set(got, "a set of (i, j) pairs")
     except ValueError as exc:
         return str(exc)
     return None if pairs == expected else _diff(pairs, expected)
@@ -258,9 +269,9 @@ def _verified_judge(got: Any, expected: set) -> str | None:
 def _diff(got: set, expected: set) -> str:
     parts = []
     if expected - got:
-        parts.append(f"missing {_show(expected - got, 120)}")
+        parts.append(f"missing {show_value(expected - got, 120)}")
     if got - expected:
-        parts.append(f"unexpected {_show(got - expected, 120)}")
+        parts.append(f"unexpected {show_value(got - expected, 120)}")
     return "; ".join(parts)
 
 
@@ -278,11 +289,11 @@ def _run_parts(got: Any) -> tuple[Any, int]:
     """``(clusters, candidates)`` from an answer, or ValueError saying what the answer should be."""
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise ValueError(
-            f"return a pair (clusters, number of candidate pairs verified), not {_show(got, 60)}"
+            f"return a pair (clusters, number of candidate pairs verified), not {show_value(got, 60)}"
         )
     clusters, candidates = got
     if isinstance(candidates, bool) or not isinstance(candidates, numbers.Integral) or candidates < 0:
-        raise ValueError(f"the number of candidate pairs is a count, got {_show(candidates, 60)}")
+        raise ValueError(f"the number of candidate pairs is a count, got {show_value(candidates, 60)}")
     return clusters, int(candidates)
 
 
@@ -345,11 +356,11 @@ def check_dedup(func: Callable[[list[str]], tuple[list[list[int]], int]]) -> Che
         ),
     ]
     cases = [
-        _Case(
+        Case(
             name,
-            f"docs={_show(docs, 120)}",
-            _call(func, docs),
-            shown_expected=f"({_show(expected)}, number of candidates)",
+            f"docs={show_value(docs, 120)}",
+            call_on_copies(func, docs),
+            shown_expected=f"({show_value(expected)}, number of candidates)",
             judge=_run_judge(expected, len(docs)),
             hint=hint,
         )
@@ -424,7 +435,7 @@ def check_dedup(func: Callable[[list[str]], tuple[list[list[int]], int]]) -> Che
 
     cases += _skippable(
         [
-            _Case(
+            Case(
                 "hidden corpus: every document in one cluster",
                 hidden_input,
                 run_hidden,
@@ -432,7 +443,7 @@ def check_dedup(func: Callable[[list[str]], tuple[list[list[int]], int]]) -> Che
                 judge=partition,
                 hint="Return a cluster for every document, including those without duplicates.",
             ),
-            _Case(
+            Case(
                 "hidden corpus: precision",
                 hidden_input,
                 scores,
@@ -441,7 +452,7 @@ def check_dedup(func: Callable[[list[str]], tuple[list[list[int]], int]]) -> Che
                 hint="Pairs joined without a check are often not duplicates: what decides that two "
                 "documents are duplicates, and does every joined pair pass that test?",
             ),
-            _Case(
+            Case(
                 "hidden corpus: recall",
                 hidden_input,
                 scores,
@@ -450,7 +461,7 @@ def check_dedup(func: Callable[[list[str]], tuple[list[list[int]], int]]) -> Che
                 hint="A true pair that never becomes a candidate is lost for good. Look at the S-curve of "
                 "your banding at similarity 0.8: how often does such a pair share a band?",
             ),
-            _Case(
+            Case(
                 "hidden corpus: cost",
                 hidden_input,
                 scores,
@@ -463,27 +474,27 @@ def check_dedup(func: Callable[[list[str]], tuple[list[list[int]], int]]) -> Che
             ),
         ]
     )
-    return _run("check_dedup", func, cases, notes)
+    return run_check("check_dedup", func, cases, notes)
 
 
 class _Skip(Exception):
     """A case that cannot be judged because an earlier one failed; it is left out."""
 
 
-def _skippable(cases: list[_Case]) -> list[_Case]:
+def _skippable(cases: list[Case]) -> list[Case]:
     """Let a case's call raise :class:`_Skip` to mean 'already reported': it then passes silently."""
     out = []
     for case in cases:
 
-        def call(case: _Case = case) -> Any:
+        def call(case: Case = case) -> Any:
             try:
                 return case.call()
             except _Skip:
                 return _SKIPPED
 
-        judge = case.judge or _equal(case.expected)
+        judge = case.judge or judge_equal(case.expected)
         out.append(
-            _Case(
+            Case(
                 case.name,
                 case.input,
                 call,

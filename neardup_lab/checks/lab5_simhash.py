@@ -9,7 +9,7 @@ from typing import Any
 from ..hashing import stable_hash
 from ..simhash import hamming, simhash
 from ..text import words
-from ._core import CheckResult, _article, _as_set, _call, _Case, _run, grading
+from .harness import Case, CheckResult, as_set, call_on_copies, grading, run_check, sample_article
 
 
 def check_hamming(func: Callable[[int, int], int]) -> CheckResult:
@@ -35,14 +35,14 @@ def check_hamming(func: Callable[[int, int], int]) -> CheckResult:
         ),
     ]
     cases = [
-        _Case(name, f"x={x:#b}, y={y:#b}", _call(func, x, y), expected, hint=hint)
+        Case(name, f"x={x:#b}, y={y:#b}", call_on_copies(func, x, y), expected, hint=hint)
         for name, x, y, expected, hint in hand
     ]
     x, y = stable_hash("storm"), stable_hash("flood")
     cases.append(
-        _Case("two 64-bit hashes", f"x={x:#x}, y={y:#x}", _call(func, x, y), hamming(x, y), hint=xor)
+        Case("two 64-bit hashes", f"x={x:#x}, y={y:#x}", call_on_copies(func, x, y), hamming(x, y), hint=xor)
     )
-    return _run("check_hamming", func, cases)
+    return run_check("check_hamming", func, cases)
 
 
 def check_simhash(func: Callable[..., int]) -> CheckResult:
@@ -95,45 +95,45 @@ def check_simhash(func: Callable[..., int]) -> CheckResult:
         ),
     ]
     cases = [
-        _Case(
+        Case(
             name,
             f"features={features!r}" + "".join(f", {k}={v}" for k, v in kw.items()),
-            _call(func, features, **kw),
+            call_on_copies(func, features, **kw),
             expected,
             hint=hint,
         )
         for name, features, kw, expected, hint in hand
     ]
     for seed, bits in ((71, 64), (72, 64), (73, 8)) + (((171, 64), (172, 16)) if grading() else ()):
-        feats = words(_article(seed, 50))
+        feats = words(sample_article(seed, 50))
         cases.append(
-            _Case(
+            Case(
                 f"words of an article, {bits} bits",
                 f"features=words(make_article(seed={seed}, n_words=50)), bits={bits}",
-                _call(func, feats, bits=bits),
+                call_on_copies(func, feats, bits=bits),
                 simhash(feats, bits=bits),
                 hint=votes,
             )
         )
     cases.append(
-        _Case(
+        Case(
             "a single repeated word",
             "features=['flood'] * 3",
-            _call(func, ["flood"] * 3),
+            call_on_copies(func, ["flood"] * 3),
             stable_hash("flood"),
             hint=votes,
         )
     )
     cases.append(
-        _Case(
+        Case(
             "no features",
             "features=[]",
-            _call(func, []),
+            call_on_copies(func, []),
             raises=ValueError,
             hint="A fingerprint of nothing means nothing: raise ValueError.",
         )
     )
-    return _run("check_simhash", func, cases)
+    return run_check("check_simhash", func, cases)
 
 
 def _flip(fingerprint: int, positions: Iterable[int]) -> int:
@@ -199,8 +199,8 @@ def _index_case(
         for fp in queries:
             want = {k for k, v in stored.items() if bin(fp ^ v).count("1") <= max_distance}
             try:
-                got = _as_set(index.query(fp), "a set of keys from query()")
-                cands = _as_set(index.candidates(fp), "a set of keys from candidates()")
+                got = as_set(index.query(fp), "a set of keys from query()")
+                cands = as_set(index.candidates(fp), "a set of keys from candidates()")
             except ValueError as exc:
                 return [str(exc)], [], len(stored)
             counts.append(len(cands))
@@ -306,7 +306,7 @@ def check_block_index(cls: type) -> CheckResult:
         return (set(index.candidates(0b0000_0011)), set(index.query(0b0000_0011)))
 
     cases = [
-        _Case(
+        Case(
             "a block value in another block is no match",
             "BlockIndex(1, bits=8); add('x', 0b0011_0000); candidates(0b0000_0011) and query(...)",
             other_block,
@@ -315,7 +315,7 @@ def check_block_index(cls: type) -> CheckResult:
             hint="The high block of 'x' holds the value the query has in its low block. A value counts "
             "only in its own block: how many tables do you keep, and which one does each block use?",
         ),
-        _Case(
+        Case(
             "an empty index",
             "BlockIndex(3); query(12345) with nothing added",
             empty,
@@ -323,7 +323,7 @@ def check_block_index(cls: type) -> CheckResult:
             judge=lambda got: None if got == (set(), set()) else "",
             hint="With nothing added, nothing can be found.",
         ),
-        _Case(
+        Case(
             "max_distance = 3",
             "BlockIndex(3): 300 random 64-bit fingerprints and 20 queries, each with "
             "planted neighbours at distances 0 to 5",
@@ -332,7 +332,7 @@ def check_block_index(cls: type) -> CheckResult:
             judge=_index_judge(),
             hint=pigeonhole,
         ),
-        _Case(
+        Case(
             "max_distance = 0 (exact match)",
             "BlockIndex(0): 200 random fingerprints and 10 queries",
             _index_case(cls, 0, 64, 200, 10, seed=offset + 2),
@@ -340,7 +340,7 @@ def check_block_index(cls: type) -> CheckResult:
             judge=_index_judge(),
             hint="With max_distance 0 there is one block: the whole fingerprint.",
         ),
-        _Case(
+        Case(
             "16-bit fingerprints, max_distance = 2",
             "BlockIndex(2, bits=16): 100 random fingerprints, 10 queries",
             _index_case(cls, 2, 16, 100, 10, seed=offset + 3),
@@ -348,7 +348,7 @@ def check_block_index(cls: type) -> CheckResult:
             judge=_index_judge(),
             hint="Use self.bits, not 64, when splitting.",
         ),
-        _Case(
+        Case(
             "string keys, max_distance = 5",
             "BlockIndex(5) with keys like 'doc-7'",
             _index_case(cls, 5, 64, 100, 10, seed=offset + 4, keys="str"),
@@ -356,7 +356,7 @@ def check_block_index(cls: type) -> CheckResult:
             judge=_index_judge(),
             hint=verify,
         ),
-        _Case(
+        Case(
             "few candidates",
             "BlockIndex(3): 4000 random fingerprints, 30 random queries",
             _index_case(cls, 3, 64, 4000, 30, seed=offset + 5),
@@ -366,7 +366,7 @@ def check_block_index(cls: type) -> CheckResult:
             "every stored key.",
         ),
     ]
-    return _run("check_block_index", cls, cases)
+    return run_check("check_block_index", cls, cases)
 
 
 class _ReferenceBlockIndex:

@@ -22,7 +22,7 @@ from ..corpus import make_article, make_corpus
 from ..lsh import candidate_pairs, optimal_params
 from ..minhash import MinHasher
 from ..text import jaccard, word_shingles
-from ._core import CheckResult, _call, _Case, _run, _same_float, _show, grading
+from .harness import Case, CheckResult, call_on_copies, grading, run_check, same_float, show_value
 
 #: The thresholds the lab tries, and the costs the editors state for exercise 4.
 THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(16))
@@ -145,7 +145,7 @@ def _pair_judge(expected: tuple[float, float]) -> Callable[[Any], str | None]:
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             return "return a pair (precision, recall)"
         for label, value, want in zip(("precision", "recall"), got, expected):
-            problem = _same_float(value, want)
+            problem = same_float(value, want)
             if problem is not None:
                 return f"{label} is wrong {problem}".strip()
         return None
@@ -201,10 +201,10 @@ def check_precision_recall_at(func: Callable[[Sequence, Sequence, float], tuple]
         ),
     ]
     cases = [
-        _Case(
+        Case(
             name,
-            f"scores={_show(scores)}, labels={_show(labels)}, threshold={t}",
-            _call(func, scores, labels, t),
+            f"scores={show_value(scores)}, labels={show_value(labels)}, threshold={t}",
+            call_on_copies(func, scores, labels, t),
             expected,
             judge=_pair_judge(expected),
             hint=hint,
@@ -215,16 +215,16 @@ def check_precision_recall_at(func: Callable[[Sequence, Sequence, float], tuple]
         scores, labels = _random_data(seed)
         expected = _precision_recall_at(scores, labels, t)
         cases.append(
-            _Case(
+            Case(
                 f"300 random pairs (seed {seed}), threshold {t}",
                 f"300 scores rounded to 0.01, labels True for about 30 %, threshold={t}",
-                _call(func, scores, labels, t),
+                call_on_copies(func, scores, labels, t),
                 expected,
                 judge=_pair_judge(expected),
                 hint=share,
             )
         )
-    return _run("check_precision_recall_at", func, cases)
+    return run_check("check_precision_recall_at", func, cases)
 
 
 def check_cost_at(func: Callable[..., float]) -> CheckResult:
@@ -256,10 +256,10 @@ def check_cost_at(func: Callable[..., float]) -> CheckResult:
         ("free mistakes", scores, labels, 0.55, 0.0, 0.0, 0.0, "With both costs 0 nothing costs anything."),
     ]
     cases = [
-        _Case(
+        Case(
             name,
             f"scores={scores}, labels={labels}, threshold={t}, miss_cost={m}, alarm_cost={a}",
-            _call(func, scores, labels, t, m, a),
+            call_on_copies(func, scores, labels, t, m, a),
             expected,
             hint=hint,
         )
@@ -268,15 +268,15 @@ def check_cost_at(func: Callable[..., float]) -> CheckResult:
     for seed in (3, 103) if grading() else (3,):
         scores, labels = _random_data(seed)
         cases.append(
-            _Case(
+            Case(
                 f"300 random pairs (seed {seed})",
                 "300 random scores and labels, threshold=0.5, miss_cost=2, alarm_cost=3",
-                _call(func, scores, labels, 0.5, 2, 3),
+                call_on_copies(func, scores, labels, 0.5, 2, 3),
                 float(_cost_at(scores, labels, 0.5, 2, 3)),
                 hint=which,
             )
         )
-    return _run("check_cost_at", func, cases)
+    return run_check("check_cost_at", func, cases)
 
 
 def check_best_threshold(func: Callable[..., float]) -> CheckResult:
@@ -316,10 +316,10 @@ def check_best_threshold(func: Callable[..., float]) -> CheckResult:
         ),
     ]
     cases = [
-        _Case(
+        Case(
             name,
             f"scores={scores}, labels={labels}, thresholds={ts}, miss_cost={m}, alarm_cost={a}",
-            _call(func, scores, labels, ts, m, a),
+            call_on_copies(func, scores, labels, ts, m, a),
             expected,
             hint=hint,
         )
@@ -329,15 +329,15 @@ def check_best_threshold(func: Callable[..., float]) -> CheckResult:
         scores, labels = _random_data(seed)
         expected = _best_threshold(scores, labels, THRESHOLDS, 1.0, 3.0)
         cases.append(
-            _Case(
+            Case(
                 f"300 random pairs (seed {seed})",
                 "300 random scores and labels, thresholds=THRESHOLDS, miss_cost=1, alarm_cost=3",
-                _call(func, scores, labels, list(THRESHOLDS), 1.0, 3.0),
+                call_on_copies(func, scores, labels, list(THRESHOLDS), 1.0, 3.0),
                 expected,
                 hint=least,
             )
         )
-    return _run("check_best_threshold", func, cases)
+    return run_check("check_best_threshold", func, cases)
 
 
 def check_chosen_threshold(value: Any) -> CheckResult:
@@ -364,7 +364,7 @@ def check_chosen_threshold(value: Any) -> CheckResult:
             return None
         return f"at {nearest} the total cost is {costs[nearest]:.2f}; one threshold costs less"
 
-    case = _Case(
+    case = Case(
         "least total cost for the editors",
         f"costs {EDITOR_COSTS}, the lab's labelled pairs and candidate counts",
         lambda: value,
@@ -373,4 +373,4 @@ def check_chosen_threshold(value: Any) -> CheckResult:
         hint="Add the three parts for every threshold: misses, false alarms and candidates, each "
         "times its cost. Candidates matter: they are verified whether or not they are duplicates.",
     )
-    return _run("check_chosen_threshold", value, [case])
+    return run_check("check_chosen_threshold", value, [case])

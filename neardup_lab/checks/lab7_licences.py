@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from ..clusters import clusters_from_pairs
 from ..evaluate import brute_force_pairs
 from ..text import containment, word_shingles
-from ._core import CheckResult, _call, _Case, _run, _show, grading
+from .harness import Case, CheckResult, call_on_copies, grading, run_check, show_value
 
 LICENCES_ENV = "NEARDUP_LAB_LICENCES"
 #: The settings of the lab's last question: 5-word shingles of the stripped text, Jaccard >= 0.9.
@@ -182,10 +182,10 @@ def check_strip_copyright(func: Callable[[str], str]) -> CheckResult:
         ),
     ]
     cases = [
-        _Case(
+        Case(
             name,
             f"text={text!r}",
-            _call(func, text),
+            call_on_copies(func, text),
             shown_expected=repr(_strip_copyright(text)) + " (blank lines may go or stay)",
             judge=_lines_judge(_strip_copyright(text)),
             hint=hint,
@@ -201,16 +201,16 @@ def check_strip_copyright(func: Callable[[str], str]) -> CheckResult:
     for name in picks:
         i = corpus.names.index(name)
         cases.append(
-            _Case(
+            Case(
                 f"a real licence file ({corpus.names[i]})",
                 f"text=the file {corpus.names[i]} ({len(corpus.texts[i]):,} characters)",
-                _call(func, corpus.texts[i]),
+                call_on_copies(func, corpus.texts[i]),
                 shown_expected="the file without its copyright lines",
                 judge=_lines_judge(_strip_copyright(corpus.texts[i])),
                 hint=start,
             )
         )
-    return _run("check_strip_copyright", func, cases)
+    return run_check("check_strip_copyright", func, cases)
 
 
 def check_containment_of(func: Callable[[set, set], float]) -> CheckResult:
@@ -242,7 +242,7 @@ def check_containment_of(func: Callable[[set, set], float]) -> CheckResult:
         ("frozensets", frozenset({"x", "y", "z"}), frozenset({"x"}), 1 / 3, "Any set type should work."),
     ]
     cases = [
-        _Case(name, f"a={_show(a)}, b={_show(b)}", _call(func, a, b), expected, hint=hint)
+        Case(name, f"a={show_value(a)}, b={show_value(b)}", call_on_copies(func, a, b), expected, hint=hint)
         for name, a, b, expected, hint in hand
     ]
     corpus = licence_corpus()
@@ -251,15 +251,15 @@ def check_containment_of(func: Callable[[set, set], float]) -> CheckResult:
         set().union(*(word_shingles(t, 5) for t in corpus.texts[:3])),
     )
     cases.append(
-        _Case(
+        Case(
             "a licence inside a bundle of three",
             f"a=word_shingles({corpus.names[0]}, 5), b=the shingles of the first three files together",
-            _call(func, small, big),
+            call_on_copies(func, small, big),
             containment(small, big),
             hint=share,
         )
     )
-    return _run("check_containment_of", func, cases)
+    return run_check("check_containment_of", func, cases)
 
 
 def check_distinct_texts(value: Any) -> CheckResult:
@@ -284,7 +284,7 @@ def check_distinct_texts(value: Any) -> CheckResult:
             return "that is the number of files: files with the same text count once"
         return "too many: some files with the same text are counted apart" if got > want else "too few"
 
-    case = _Case(
+    case = Case(
         "distinct licence texts",
         f"{n} licence files; 5-word shingles of the text without copyright lines; "
         "Jaccard >= 0.9, chains join",
@@ -294,4 +294,4 @@ def check_distinct_texts(value: Any) -> CheckResult:
         hint="Shingle your stripped texts, find the pairs at 0.9 or more, join them into clusters "
         "(chains too) and count the clusters, files without a partner included.",
     )
-    return _run("check_distinct_texts", value, [case])
+    return run_check("check_distinct_texts", value, [case])

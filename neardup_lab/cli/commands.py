@@ -1,23 +1,14 @@
 """The commands of ``neardup-lab``: each takes the parsed arguments and a console and returns the exit code.
 
-:func:`run_dedup` is ``neardup-lab dedup``, :func:`run_index` is ``index
-build``, ``add`` and ``query``, and :func:`run_info` is ``index info``. They
-read the inputs with :func:`~neardup_lab.readers.read_inputs`, do the work with
-:func:`~neardup_lab.engine.pipeline.dedup` or :class:`~neardup_lab.index.store.SavedIndex`,
-write the files of :mod:`neardup_lab.cli.outputs` and print the summaries of
-:mod:`neardup_lab.cli.console`. The arguments come from
-:func:`neardup_lab.cli.main.build_parser`, with ``args.settings`` set by
-:func:`neardup_lab.cli.main.main` for ``dedup`` and ``index build``.
-
->>> from neardup_lab.cli.main import main
->>> main(["index", "info", "no-such-index"])
-2
+:func:`run_dedup` is ``neardup-lab dedup``, :func:`run_index` is ``index build``, ``add`` and
+``query``, and :func:`run_info` is ``index info``. The arguments come from
+:func:`~neardup_lab.cli.main.build_parser`, with ``args.settings`` set by
+:func:`~neardup_lab.cli.main.main` for ``dedup`` and ``index build``.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import time
 
@@ -25,54 +16,27 @@ from ..engine.pipeline import dedup
 from ..engine.settings import Settings
 from ..index.store import SavedIndex
 from ..readers import ReadReport, read_inputs
+from . import outputs
 from .console import Console, dedup_summary, explain, match_summary, plural, posix, read_summary, warn_skipped
 from .explain import why_fields, why_summary
-from .outputs import (
-    UsageError,
-    Writer,
-    check_not_read,
-    check_outputs,
-    clusters_writer,
-    matches_writer,
-    problems_writer,
-    records_format,
-    records_writer,
-    staged,
-)
+from .options import EXIT_OK, EXIT_SKIPPED, given_settings
+from .outputs import UsageError, Writer
 
-__all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "given_settings", "run_dedup", "run_index", "run_info"]
+__all__ = ["run_dedup", "run_index", "run_info"]
 
-EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
-_SETTING_NAMES = [f.name for f in dataclasses.fields(Settings)]
-
-
-def given_settings(args: argparse.Namespace) -> dict[str, object]:
-    """The settings typed on the command line, by their names in :class:`~.settings.Settings`.
-
-    >>> given_settings(argparse.Namespace(threshold=0.7, k=None))
-    {'threshold': 0.7}
-    """
-    return {name: getattr(args, name) for name in _SETTING_NAMES if getattr(args, name, None) is not None}
+#: The options passed on to :func:`~neardup_lab.readers.read_inputs` under their own names.
+_READ_OPTIONS = ("field", "column", "encoding", "max_bytes", "delimiter", "id_field", "id_column")
 
 
 def _read(args: argparse.Namespace, console: Console) -> tuple[ReadReport, float]:
     """Read the inputs, refuse an output among the files read, and report what was skipped."""
     started = time.perf_counter()
     bar = console.progress()
-    report = read_inputs(
-        args.inputs,
-        fmt=args.format,
-        field=args.field,
-        column=args.column,
-        encoding=args.encoding,
-        max_bytes=args.max_bytes,
-        delimiter=args.delimiter,
-        id_field=args.id_field,
-        id_column=args.id_column,
-        progress=(lambda items: bar(items, desc="reading", unit="record")) if bar else None,
-    )
+    options = {name: getattr(args, name) for name in _READ_OPTIONS}
+    progress = (lambda items: bar(items, desc="reading", unit="record")) if bar else None
+    report = read_inputs(args.inputs, fmt=args.format, progress=progress, **options)
     seconds = time.perf_counter() - started
-    check_not_read(args, report.input_files)
+    outputs.check_not_read(args, report.input_files)
     warn_skipped(console, report, args.problems)
     if not report.documents:
         console.warn("warning: no documents were read from the inputs")
@@ -86,22 +50,18 @@ def _explain(args: argparse.Namespace, console: Console, settings: Settings, sto
 
 
 def _outputs(
-    args: argparse.Namespace,
-    report: ReadReport,
-    out: Writer | None,
-    records: dict[str, list[int]],
-    kind: str | None,
+    args: argparse.Namespace, report: ReadReport, out: Writer | None, records: dict, kind: str | None
 ) -> list[tuple[str, Writer]]:
     """The files asked for, as (path, writer) pairs for :func:`~neardup_lab.cli.outputs.staged`.
 
     ``records`` holds, for each record option (``keep_out``...), the documents it writes.
     """
-    outputs = [(args.problems, problems_writer(report.problems))] if args.problems else []
+    files = [(args.problems, outputs.problems_writer(report.problems))] if args.problems else []
     for option, chosen in records.items():
         path = getattr(args, option)
         if path and kind:
-            outputs.append((path, records_writer(kind, path, report, chosen, args)))
-    return outputs + ([(args.out, out)] if out else [])
+            files.append((path, outputs.records_writer(kind, path, report, chosen, args)))
+    return files + ([(args.out, out)] if out else [])
 
 
 def _finish(
@@ -130,24 +90,21 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     ...     run_dedup(args, Console(quiet=True))
     0
     """
-    fmt = check_outputs(args)
-    kind = records_format(args)
+    fmt = outputs.check_outputs(args)
+    kind = outputs.records_format(args)
     report, read_seconds = _read(args, console)
     settings = args.settings
     _explain(args, console, settings)
+    texts, ids = [d.text for d in report.documents], [d.id for d in report.documents]
     try:
-        result = dedup(
-            [d.text for d in report.documents], **settings.to_dict(), n_jobs=args.jobs, progress=console.bars
-        )
+        result = dedup(texts, **settings.to_dict(), n_jobs=args.jobs, progress=console.bars)
     except ValueError as err:  # a setting the pipeline refuses is the user's to change
         raise UsageError(str(err)) from None
-    ids = [d.id for d in report.documents]
-    why = why_fields(result, [d.text for d in report.documents], ids) if args.why else None
+    why = why_fields(result, texts, ids) if args.why else None
     started = time.perf_counter()
+    out = outputs.clusters_writer(fmt, result, ids, why) if fmt else None
     records = {"keep_out": result.keepers, "removed_out": result.removed}
-    with staged(
-        _outputs(args, report, clusters_writer(fmt, result, ids, why) if fmt else None, records, kind)
-    ):
+    with outputs.staged(_outputs(args, report, out, records, kind)):
         pass  # nothing else must succeed first: move the files into place now
     write_seconds = time.perf_counter() - started
     read_summary(console, report, len(args.inputs))
@@ -174,8 +131,8 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     ...     run_index(args, Console(quiet=True))
     0
     """
-    fmt = check_outputs(args)
-    kind = records_format(args)
+    fmt = outputs.check_outputs(args)
+    kind = outputs.records_format(args)
     if args.action == "build":
         if os.path.lexists(args.index):
             raise UsageError(
@@ -201,19 +158,15 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     times = [("read", read_seconds), ("match", time.perf_counter() - started)]
     started = time.perf_counter()
     new = {"new_out": [i for i, matches in enumerate(found) if not matches]}
-    with staged(_outputs(args, report, matches_writer(fmt, ids, found) if fmt else None, new, kind)):
+    out = outputs.matches_writer(fmt, ids, found) if fmt else None
+    with outputs.staged(_outputs(args, report, out, new, kind)):
         if args.action != "query":
             index.save(args.index)
             times.append(("save", time.perf_counter() - started))
     read_summary(console, report, len(args.inputs))
-    size = plural(len(index), "document")
-    console.say(
-        {
-            "build": f"index created: {posix(args.index)} with {size}",
-            "add": f"index updated: {posix(args.index)}, {before} -> {size}",
-            "query": f"index searched: {posix(args.index)} ({size}, not changed)",
-        }[args.action]
-    )
+    where, size = posix(args.index), plural(len(index), "document")
+    done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
+    console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
     match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
     return _finish(console, report, args, "matches", times)
 

@@ -1,14 +1,7 @@
 """What the ``neardup-lab`` command prints: progress bars, skipped inputs, summaries, the S-curve.
 
-The summary goes to standard output and is silenced by ``--quiet``; skipped
-inputs and errors go to standard error and never are. The files the command
-writes are in :mod:`neardup_lab.cli.outputs`.
-
->>> import io
->>> console = Console(quiet=False, out=io.StringIO())
->>> console.times([("read", 0.5), ("write", 0.25)])
->>> console.out.getvalue()
-'time: read 0.50 s, write 0.25 s\\n'
+The summary goes to standard output and is silenced by ``--quiet``; skipped inputs and errors go
+to standard error and never are. The files the command writes are in :mod:`~neardup_lab.cli.outputs`.
 """
 
 from __future__ import annotations
@@ -25,17 +18,8 @@ from ..lsh import approx_threshold, s_curve
 from ..readers import REASONS, ReadReport
 from ..text import normalize
 
-__all__ = [
-    "PROG",
-    "Console",
-    "plural",
-    "posix",
-    "warn_skipped",
-    "read_summary",
-    "explain",
-    "dedup_summary",
-    "match_summary",
-]
+__all__ = ["PROG", "Console", "plural", "posix", "warn_skipped", "read_summary", "explain", "dedup_summary"]
+__all__ += ["match_summary"]
 
 PROG = "neardup-lab"
 _PROBLEMS_SHOWN = 20
@@ -88,7 +72,11 @@ class Console:
         print(f"{PROG}: {line}", file=self.err)
 
     def times(self, stages: Sequence[tuple[str, float]]) -> None:
-        """Print the last summary line: seconds per stage."""
+        """Print the last summary line: seconds per stage.
+
+        >>> Console(quiet=False, out=sys.stdout).times([("read", 0.5), ("write", 0.25)])
+        time: read 0.50 s, write 0.25 s
+        """
         self.say("time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in stages))
 
     def progress(self) -> Callable | None:
@@ -119,13 +107,9 @@ def warn_skipped(console: Console, report: ReadReport, problems_path: str | None
         console.warn(f"... and {plural(hidden, 'more skipped input')}; {hint}")
 
 
-def _count_empty(texts: Sequence[str]) -> int:
-    def empty(text: str) -> bool:
-        if any(c.isascii() and c.isalnum() for c in text[:200]):  # these always survive normalising
-            return False
-        return not normalize(text)
-
-    return sum(map(empty, texts))
+def _empty(text: str) -> bool:
+    # ASCII letters and digits always survive normalising: most texts need no normalize() here.
+    return not any(c.isascii() and c.isalnum() for c in text[:200]) and not normalize(text)
 
 
 def read_summary(console: Console, report: ReadReport, n_inputs: int) -> None:
@@ -137,17 +121,14 @@ def read_summary(console: Console, report: ReadReport, n_inputs: int) -> None:
     """
     docs = report.documents
     console.say(f"documents read: {len(docs)} (from {plural(n_inputs, 'input')})")
-    empty = _count_empty([d.text for d in docs])
+    empty = sum(_empty(d.text) for d in docs)
     if empty:
         console.say(
             f"  empty after normalisation: {empty} (kept as documents; they are exact copies of each other)"
         )
-    if report.problems:
-        counts = report.skipped
-        parts = ", ".join(f"{label}: {counts[r]}" for r, label in REASONS.items() if counts[r])
-        console.say(f"skipped inputs: {len(report.problems)} ({parts})")
-    else:
-        console.say("skipped inputs: 0")
+    counts = report.skipped
+    parts = ", ".join(f"{label}: {counts[r]}" for r, label in REASONS.items() if counts[r])
+    console.say(f"skipped inputs: {len(report.problems)}" + (f" ({parts})" if report.problems else ""))
     if report.blank_lines:
         console.say(f"blank lines passed over: {report.blank_lines}")
     if report.other_files:

@@ -1,24 +1,8 @@
 """``neardup-lab explain`` and ``dedup --why``: the command-line side of :mod:`neardup_lab.engine.explain`.
 
-``neardup-lab explain A B`` compares two files (or ``--text "..." --text "..."``)
-under the settings ``dedup`` would use, and prints every step's evidence
-(:class:`~neardup_lab.engine.explain.Explanation`). With ``--why``, ``dedup`` adds to each
-removed document the pair that tied it to its cluster (:func:`~neardup_lab.engine.explain.ties`):
-:func:`why_fields` gives the fields of the cluster file, :func:`why_summary` the lines
-printed.
-
->>> import argparse
->>> commands = argparse.ArgumentParser(prog="neardup-lab").add_subparsers(dest="command")
->>> parser = add_explain_command(commands)
->>> args = commands.choices["explain"].parse_args(["--text", "Rain today.", "--text", "rain TODAY"])
->>> run_explain(args, Console(quiet=False))  # doctest: +ELLIPSIS
-a: --text 'Rain today.'
-b: --text 'rain TODAY'
-words:            a 2, b 2 (after normalisation)
-...
-verdict:          exact copies: equal after normalisation, joined by the exact pass
-...
-0
+``neardup-lab explain A B`` compares two files (or ``--text "..." --text "..."``) under the
+settings ``dedup`` would use, and prints every step's evidence. With ``--why``, ``dedup`` adds
+to each removed document the pair that tied it to its cluster (:func:`why_fields`, :func:`why_summary`).
 """
 
 from __future__ import annotations
@@ -30,13 +14,13 @@ from collections.abc import Sequence
 from ..engine.explain import SHOWN_SHARED, explain, ties
 from ..engine.pipeline import DedupResult
 from ..engine.settings import Settings
-from ..readers import DEFAULT_MAX_BYTES, InputError, read_inputs
+from ..readers import InputError, read_inputs
 from .console import Console, plural, posix
+from .options import EXIT_OK, add_command, add_hash_options, add_max_bytes, given_settings, whole
+from .outputs import WHY_COLUMNS
 
 __all__ = ["add_explain_command", "run_explain", "WHY_COLUMNS", "why_fields", "why_summary"]
 
-#: The fields ``--why`` adds to each removed document of the cluster output (CSV columns, in order).
-WHY_COLUMNS = ("tied_to", "tied_to_index", "jaccard", "exact", "steps")
 _WHY_SHOWN = 20  # removed documents listed on the console; --out writes them all
 
 _EXPLAIN_EPILOG = """\
@@ -62,38 +46,23 @@ def add_explain_command(commands: argparse._SubParsersAction) -> argparse.Argume
     >>> add_explain_command(commands).parse_args(["a.txt", "b.txt", "-k", "3"]).k
     3
     """
-    # cli, commands and outputs import this module, so it imports from them only when called.
-    from .main import _add_hash_options, _byte_size, _whole
-
-    p = commands.add_parser(
+    p = add_command(
+        commands,
         "explain",
-        help="show why two texts are, or are not, paired by dedup: shingles, MinHash, bands, verification",
-        description="Show the evidence dedup weighs for one pair of texts, step by step.",
-        epilog=_EXPLAIN_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "show why two texts are, or are not, paired by dedup: shingles, MinHash, bands, verification",
+        "Show the evidence dedup weighs for one pair of texts, step by step.",
+        _EXPLAIN_EPILOG,
     )
     g = p.add_argument_group("input")
     g.add_argument("files", nargs="*", metavar="FILE", help="two text files, each read whole as one text")
-    g.add_argument(
-        "--text", action="append", metavar="TEXT", help="a text to compare; give it twice instead of files"
-    )
+    twice = "a text to compare; give it twice instead of files"
+    g.add_argument("--text", action="append", metavar="TEXT", help=twice)
     g.add_argument("--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
-    g.add_argument(
-        "--max-bytes",
-        type=_byte_size,
-        default=DEFAULT_MAX_BYTES,
-        metavar="N",
-        help=f"refuse a file larger than N bytes (default: {DEFAULT_MAX_BYTES}; 0: no limit)",
-    )
-    _add_hash_options(p, from_index=False)
+    add_max_bytes(g, "a file")
+    add_hash_options(p, from_index=False)
     g = p.add_argument_group("output")
-    g.add_argument(
-        "--shared",
-        type=_whole,
-        default=SHOWN_SHARED,
-        metavar="N",
-        help=f"list the first N shared shingles (default: {SHOWN_SHARED})",
-    )
+    shown = f"list the first N shared shingles (default: {SHOWN_SHARED})"
+    g.add_argument("--shared", type=whole, default=SHOWN_SHARED, metavar="N", help=shown)
     p.set_defaults(run=run_explain, parser=p)
     return p
 
@@ -133,8 +102,8 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
     texts, or a file that cannot be read is an :class:`~neardup_lab.readers.InputError`
     (``neardup-lab`` prints it and exits with 2).
 
-    >>> commands = argparse.ArgumentParser().add_subparsers(dest="command")
-    >>> args = add_explain_command(commands).parse_args(["--text", "a b", "--text", "a c", "-k", "1"])
+    >>> from neardup_lab.cli.main import build_parser
+    >>> args = build_parser().parse_args(["explain", "--text", "a b", "--text", "a c", "-k", "1"])
     >>> run_explain(args, Console(quiet=False))  # doctest: +ELLIPSIS
     a: --text 'a b'
     b: --text 'a c'
@@ -144,8 +113,6 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
     ...
     0
     """
-    from .commands import EXIT_OK, given_settings  # imported when called, as in add_explain_command
-
     (label_a, a), (label_b, b) = _texts(args)
     try:
         settings = Settings(**given_settings(args))
@@ -153,9 +120,7 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
         raise InputError(str(err)) from None
     if args.shared < 0:
         raise InputError(f"--shared must be 0 or more, got {args.shared}")
-    console.say(f"a: {label_a}")
-    console.say(f"b: {label_b}")
-    for line in explain(a, b, settings).lines(shown=args.shared):
+    for line in [f"a: {label_a}", f"b: {label_b}", *explain(a, b, settings).lines(shown=args.shared)]:
         console.say(line)
     return EXIT_OK
 
@@ -178,15 +143,9 @@ def why_fields(result: DedupResult, docs: Sequence[str], ids: Sequence[str]) -> 
     """
     if len(ids) != len(docs):
         raise ValueError(f"got {len(ids)} ids for {len(docs)} documents; give one id per document")
-    return {
-        tie.document: dict(
-            zip(
-                WHY_COLUMNS,
-                (ids[tie.neighbour], tie.neighbour, round(tie.jaccard, 6), tie.exact_copy, tie.steps),
-            )
-        )
-        for tie in ties(result, docs)
-    }
+    tied = list(ties(result, docs))
+    values = [(ids[t.neighbour], t.neighbour, round(t.jaccard, 6), t.exact_copy, t.steps) for t in tied]
+    return {t.document: dict(zip(WHY_COLUMNS, v)) for t, v in zip(tied, values)}
 
 
 def why_summary(console: Console, why: dict[int, dict[str, object]], ids: Sequence[str]) -> None:

@@ -1,22 +1,12 @@
 """The files the ``neardup-lab`` command writes, and where it may write them.
 
-``--out`` (clusters or matches), ``--problems`` (skipped inputs), and the
-inputs' own records: ``--keep-out`` and ``--removed-out`` (dedup), ``--new-out``
-(index), written by :func:`records_writer` in the inputs' format.
-
-An output may never overwrite an input, land inside an index folder, or be a
-``.txt`` file in an input folder (a later run would read it as a document):
-:func:`check_outputs` refuses such paths before anything is read, and
-:func:`check_not_read` after reading, when the inputs reached through folders
-and links are known. Every file is written by a :data:`Writer` under a
-temporary name next to its path, and :func:`staged` moves them all into place
-only when the whole run succeeded.
-
->>> import io
->>> f = io.StringIO()
->>> problems_writer([])(f)
->>> f.getvalue()
-''
+``--out`` (clusters or matches), ``--problems`` (skipped inputs), and the inputs' own records in
+their format (:func:`records_writer`): ``--keep-out`` and ``--removed-out`` (dedup), ``--new-out``
+(index). An output may never overwrite an input, land inside an index folder, or be a ``.txt``
+file in an input folder (a later run would read it as a document): :func:`check_outputs` refuses
+such paths before anything is read, :func:`check_not_read` after reading. Every file is written
+under a temporary name next to its path, and :func:`staged` moves them all into place only when
+the whole run succeeded.
 """
 
 from __future__ import annotations
@@ -33,14 +23,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from .. import limits
 from ..engine.pipeline import DedupResult
 from ..index.fileformat import LOCK_NAME, META_NAME, atomic_writer
 from ..index.store import Match
 from ..readers import (
     FORMATS,
-    PARQUET_BATCH_ROWS,
     Document,
-    InputFile,
     Problem,
     ReadReport,
     compression_of,
@@ -53,24 +42,14 @@ from ..readers import (
     record_value,
 )
 from .console import posix
-from .explain import WHY_COLUMNS
 
-__all__ = [
-    "OUT_FORMATS",
-    "UsageError",
-    "Writer",
-    "check_outputs",
-    "check_not_read",
-    "staged",
-    "clusters_writer",
-    "matches_writer",
-    "problems_writer",
-    "RECORD_OPTIONS",
-    "records_format",
-    "records_writer",
-]
+__all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]
+__all__ += ["clusters_writer", "matches_writer", "problems_writer", "RECORD_OPTIONS", "records_format"]
+__all__ += ["records_writer"]
 
 OUT_FORMATS = ("jsonl", "csv")
+#: The fields ``--why`` adds to each removed document of the cluster output (CSV columns, in order).
+WHY_COLUMNS = ("tied_to", "tied_to_index", "jaccard", "exact", "steps")
 #: Every option that names a file the command writes.
 _OUTPUT_OPTIONS = ("out", "problems", "keep_out", "removed_out", "new_out")
 #: Writes one output file to the open text file it is given.
@@ -88,11 +67,12 @@ def _out_format(path: str | None, given: str | None) -> str | None:
         return None
     fmt = given or {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(Path(path).suffix.lower())
     if fmt is None:
-        raise UsageError(
-            f"cannot tell the format of --out {path} from its name; "
-            "end it in .jsonl or .csv, or give --out-format"
-        )
+        raise UsageError(f"cannot tell the format of --out {path} from its name; {_OUT_HINT}")
     return fmt
+
+
+_OUT_HINT = "end it in .jsonl or .csv, or give --out-format"
+_ELSEWHERE = "write it elsewhere"
 
 
 def _is_within(path: str, folder: str) -> bool:
@@ -102,39 +82,28 @@ def _is_within(path: str, folder: str) -> bool:
 
 def _looks_like_index(folder: str) -> bool:
     """True when ``folder`` holds the files every saved index has."""
-    return os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(
-        os.path.join(folder, LOCK_NAME)
-    )
+    meta, lock = (os.path.join(folder, name) for name in (META_NAME, LOCK_NAME))
+    return os.path.isfile(meta) and os.path.lexists(lock)
 
 
-def _check_output(option: str, path: str, args: argparse.Namespace) -> None:
-    real = os.path.realpath(path)
+def _output_problem(path: str, args: argparse.Namespace) -> str | None:
+    """What is wrong with writing an output to ``path``, said after the path; None when nothing is."""
+    real, parent = os.path.realpath(path), os.path.dirname(path) or "."
     inputs = {os.path.realpath(p) for p in args.inputs}
-    option = _option_name(option).removeprefix("--")
-    if real in inputs:
-        raise UsageError(f"--{option} {path} is one of the inputs; write it elsewhere")
     index = getattr(args, "index", None)
+    risk = "where it could overwrite the index; " + _ELSEWHERE
+    if real in inputs:
+        return " is one of the inputs; " + _ELSEWHERE
     if index is not None and _is_within(real, os.path.realpath(index)):
-        raise UsageError(
-            f"--{option} {path} is inside the index folder {posix(index)}, where it could "
-            "overwrite the index; write it elsewhere"
-        )
+        return f" is inside the index folder {posix(index)}, {risk}"
     if _looks_like_index(os.path.dirname(real)):
-        raise UsageError(
-            f"--{option} {path} is inside a saved index folder, where it could overwrite the index; "
-            "write it elsewhere"
-        )
-    folders = [i for i in inputs if os.path.isdir(i)]
-    if real.lower().endswith(".txt") and any(_is_within(real, folder) for folder in folders):
-        raise UsageError(
-            f"--{option} {path} is a .txt file inside an input folder, so a later run would read "
-            "it as a document; write it elsewhere"
-        )
+        return f" is inside a saved index folder, {risk}"
+    if real.lower().endswith(".txt") and any(_is_within(real, i) for i in inputs if os.path.isdir(i)):
+        later = "so a later run would read it as a document"
+        return f" is a .txt file inside an input folder, {later}; {_ELSEWHERE}"
     if os.path.isdir(path):
-        raise UsageError(f"--{option} {path} is a folder; give a file name")
-    parent = os.path.dirname(path) or "."
-    if not os.path.isdir(parent):
-        raise UsageError(f"--{option} {path}: the folder {parent} does not exist")
+        return " is a folder; give a file name"
+    return None if os.path.isdir(parent) else f": the folder {parent} does not exist"
 
 
 def check_outputs(args: argparse.Namespace) -> str | None:
@@ -150,7 +119,9 @@ def check_outputs(args: argparse.Namespace) -> str | None:
     for option in _OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if path is not None:
-            _check_output(option, path, args)
+            problem = _output_problem(path, args)
+            if problem:
+                raise UsageError(f"{_option_name(option)} {path}{problem}")
             real = os.path.realpath(path)
             if real in given:
                 raise UsageError(f"{_option_name(given[real])} and {_option_name(option)} name the same file")
@@ -166,9 +137,7 @@ def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
     for option in _OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if path is not None and os.path.realpath(path) in input_files:
-            raise UsageError(
-                f"{_option_name(option)} {path} is one of the files read as input; write it elsewhere"
-            )
+            raise UsageError(f"{_option_name(option)} {path} is one of the files read as input; {_ELSEWHERE}")
 
 
 @contextlib.contextmanager
@@ -207,9 +176,7 @@ def _rows_writer(fmt: str, nested: list[dict], flat: list[dict], columns: list[s
     return write
 
 
-def clusters_writer(
-    fmt: str, result: DedupResult, ids: list[str], why: dict[int, dict] | None = None
-) -> Writer:
+def clusters_writer(fmt: str, result: DedupResult, ids: list[str], why: dict | None = None) -> Writer:
     """Write ``result``'s clusters: one JSON line per cluster, or a CSV row per document.
 
     >>> import io
@@ -223,16 +190,8 @@ def clusters_writer(
     """
     nested, flat = [], []
     for number, (members, keeper) in enumerate(zip(result.clusters, result.keepers)):
-        nested.append(
-            {
-                "cluster": number,
-                "size": len(members),
-                "keeper": ids[keeper],
-                "keeper_index": keeper,
-                "ids": [ids[i] for i in members],
-                "indices": members,
-            }
-        )
+        nested.append(dict(cluster=number, size=len(members), keeper=ids[keeper], keeper_index=keeper))
+        nested[-1] |= {"ids": [ids[i] for i in members], "indices": members}
         if why is not None:  # --why: the pair that tied each removed document to its cluster
             nested[-1]["why"] = [{"id": ids[i], **why[i]} for i in members if i in why]
         flat += [
@@ -254,25 +213,21 @@ def matches_writer(fmt: str, ids: list[str], found: list[list[Match]]) -> Writer
     '{"id": "a", "position": 0, "status": "new", "matches": []}\\n'
     """
     nested, flat = [], []
+    columns = ["id", "position", "status", "match_id", "match_in", "jaccard", "exact"]
     for position, (doc_id, matches) in enumerate(zip(ids, found)):
         status = "duplicate" if matches else "new"
         nested.append(
             {"id": doc_id, "position": position, "status": status, "matches": [m.to_dict() for m in matches]}
         )
         flat += [
-            {
-                "id": doc_id,
-                "position": position,
-                "status": status,
-                "match_id": m.id if m else "",
-                "match_in": ("index" if m.in_index else "batch") if m else "",
-                "jaccard": m.jaccard if m else "",
-                "exact": m.exact if m else "",
-            }
-            for m in matches or [None]
+            dict(zip(columns, (doc_id, position, status, *_match_cells(m)))) for m in matches or [None]
         ]
-    columns = ["id", "position", "status", "match_id", "match_in", "jaccard", "exact"]
     return _rows_writer(fmt, nested, flat, columns)
+
+
+def _match_cells(m: Match | None) -> tuple:
+    """The CSV cells of one match: id, where it is, Jaccard, exact; empty for a document without one."""
+    return (m.id, "index" if m.in_index else "batch", m.jaccard, m.exact) if m else ("",) * 4
 
 
 def problems_writer(problems: Sequence[Problem]) -> Writer:
@@ -284,11 +239,7 @@ def problems_writer(problems: Sequence[Problem]) -> Writer:
     >>> f.getvalue()
     '{"source": "a.txt", "line": null, "reason": "binary", "message": "NUL byte"}\\n'
     """
-
-    def write(f: IO[str]) -> None:
-        f.writelines(json.dumps(problem.to_dict(), ensure_ascii=False) + "\n" for problem in problems)
-
-    return write
+    return _rows_writer("jsonl", [problem.to_dict() for problem in problems], [], [])
 
 
 # ----- the records themselves: --keep-out, --removed-out, --new-out ---------------------------
@@ -353,15 +304,26 @@ def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes]]:
 
 
 def _changed(source: str, where: str) -> UsageError:
+    return UsageError(f"{source} changed while this run read it ({where} is not what was read); {_AGAIN}")
+
+
+_AGAIN = "nothing was written, run again"
+
+
+def _mixed(kind: str, first: str, other: str, what: str) -> UsageError:
     return UsageError(
-        f"{source} changed while this run read it ({where} is not what was read); "
-        "nothing was written, run again"
+        f"the {kind} inputs {posix(first)} and {posix(other)} have different {what}, so their rows "
+        "cannot go to one file; deduplicate them in separate runs"
     )
 
 
-def _by_source(documents: Sequence[Document]) -> dict[str, dict[int, Document]]:
+#: The documents of each input file, by line (or row).
+_Grouped = dict[str, dict[int, Document]]
+
+
+def _by_source(documents: Sequence[Document]) -> _Grouped:
     """The documents of each input file, by line (or row), files in input order."""
-    grouped: dict[str, dict[int, Document]] = {}
+    grouped: _Grouped = {}
     for doc in documents:
         grouped.setdefault(doc.source, {})[doc.line or 0] = doc
     return grouped
@@ -410,12 +372,8 @@ def _copy_csv(rows: Any, path: str, wanted: dict[int, Document], args: argparse.
             rows.writerow(row)
 
 
-def _write_csv(
-    raw: IO[bytes],
-    grouped: dict[str, dict[int, Document]],
-    sources: dict[str, InputFile],
-    args: argparse.Namespace,
-) -> None:
+def _write_csv(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argparse.Namespace) -> None:
+    sources = report.sources
     paths = [sources[s].path for s in grouped]
     if not paths:  # no row to write: the header of the first input that has one
         header = next(filter(None, (_csv_header(s.path, args) for s in sources.values())), None)
@@ -424,10 +382,7 @@ def _write_csv(
         header = _csv_header(paths[0], args)
     for path in paths[1:]:
         if _csv_header(path, args) != header:
-            raise UsageError(
-                f"the CSV inputs {posix(paths[0])} and {posix(path)} have different headers, so their rows "
-                "cannot go to one file; deduplicate them in separate runs"
-            )
+            raise _mixed("CSV", paths[0], path, "headers")
     if header is None:
         return
     text = io.TextIOWrapper(raw, encoding=args.encoding, errors="surrogateescape", newline="")
@@ -449,12 +404,8 @@ def _parquet_schema(path: str, pq: Any) -> Any:
         return None
 
 
-def _write_parquet(
-    raw: IO[bytes],
-    grouped: dict[str, dict[int, Document]],
-    sources: dict[str, InputFile],
-    args: argparse.Namespace,
-) -> None:
+def _write_parquet(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argparse.Namespace) -> None:
+    sources = report.sources
     pa = optional_module("pyarrow", "pyarrow", "writing Parquet files")
     pq = optional_module("pyarrow.parquet", "pyarrow", "writing Parquet files")
     paths = [sources[s].path for s in grouped]
@@ -468,10 +419,7 @@ def _write_parquet(
         if other is None:
             raise _changed(posix(path), "its schema")
         if not schema.equals(other):
-            raise UsageError(
-                f"the Parquet inputs {posix(paths[0])} and {posix(path)} have different schemas, so "
-                "their rows cannot go to one file; deduplicate them in separate runs"
-            )
+            raise _mixed("Parquet", paths[0], path, "schemas")
     with pq.ParquetWriter(raw, schema) as writer:
         for source, wanted in grouped.items():
             f, _ = open_input(sources[source].path)
@@ -481,7 +429,7 @@ def _write_parquet(
 
 def _copy_parquet(writer: Any, table: Any, wanted: dict[int, Document], column: str, pa: Any) -> None:
     first = 1  # row number of the batch's first row
-    for batch in table.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+    for batch in table.iter_batches(batch_size=limits.PARQUET_BATCH_ROWS):
         rows = [r for r in range(first, first + batch.num_rows) if r in wanted]
         if rows:
             chosen = batch.take(pa.array([r - first for r in rows]))
@@ -529,8 +477,8 @@ def records_writer(
                 for source, wanted in grouped.items():
                     _copy_jsonl(raw, report.sources[source].path, wanted, args)
             elif kind == "csv":
-                _write_csv(raw, grouped, report.sources, args)
+                _write_csv(raw, grouped, report, args)
             else:
-                _write_parquet(raw, grouped, report.sources, args)
+                _write_parquet(raw, grouped, report, args)
 
     return write

@@ -1,43 +1,22 @@
 """The same dedup on a Dask cluster: map, shuffle, reduce.
 
-:func:`dedup_dask` gives exactly the answer of :func:`~neardup_lab.engine.pipeline.dedup`
-(same pairs, clusters and keepers for the same parameters) on a corpus cut into
-partitions: a list of texts, a dask bag, the partitions of a dask dataframe, or
-files read on the workers by :func:`read_bag`. Every stage is a set of Dask
-tasks, one per input partition or per shuffle partition (the ``Q`` groups a
-shuffle sorts its rows into; not to be confused with LSH buckets), and each task
-returns a NamedTuple that names what it made:
+:func:`dedup_dask` gives exactly the answer of :func:`~neardup_lab.engine.pipeline.dedup` on a
+corpus cut into partitions. Each stage is a set of Dask tasks, one per input partition or per
+shuffle partition (the ``Q`` groups a shuffle sorts rows into; not LSH buckets):
 
-1. **sign** (map): each partition gets its exact-copy keys, shingle ids and
-   signatures (``_Signed``), computed by the same code as ``dedup``. They
-   stay on the worker that computed them.
-2. **exact shuffle** (by exact key): ``(key, id)`` rows (``_ExactRows``) go
-   to shuffle partition ``key mod Q``; in each, the lowest id of a key is its
-   representative, and each ``(representative, copy)`` pair goes back to the
-   partition that holds the copy.
-3. **band shuffle** (by band key): for each representative and band, a
-   ``(band, band values, id)`` row (``_BandRows``) goes to the shuffle
-   partition of a hash of the band and its values; rows with equal values in the
-   same band give candidate edges, which go to the partition holding their lower
-   id, where repeats (the same pair found in several bands) are dropped.
-4. **verify** (join): the partition of the lower id attaches that document's
-   distinct shingle ids (``verify="exact"``, the default, as in ``dedup``) or its
-   signature (``verify="estimate"``) and sends the edge on (``_Packet``) to the
-   partition of the higher id, which computes the similarity and keeps the edge
-   when it reaches the threshold.
-5. **cluster** (gather): the copy pairs and the verified edges, far fewer than
-   the documents' shingles, are gathered on the client, which finds connected
-   components with scipy and picks keepers exactly as ``dedup`` does.
+1. **sign** (map): exact-copy keys, shingle ids and signatures of each partition, by the code
+   ``dedup`` runs; they stay on the workers.
+2. **exact shuffle**: ``(key, id)`` rows meet by key; the lowest id is the representative, and
+   each ``(representative, copy)`` pair goes back to the partition of the copy.
+3. **band shuffle**: ``(band, values, id)`` rows of the representatives meet by band key; equal
+   values make candidate edges, sent to the partition of the lower id, which drops repeats.
+4. **verify** (join): that partition attaches the lower document's shingle ids (or signature)
+   and sends the edge to the partition of the higher id, which keeps it if similar enough.
+5. **cluster**: the copy pairs and verified edges alone are gathered on the client, which finds
+   the clusters and keepers as ``dedup`` does.
 
-No stage brings texts, shingles or signatures to the client. The client does
-receive the result itself, which lists every document index once.
-
-Global document ids are positions: partition offsets are counted after
-signing, so document ``i`` is the ``i``-th document in partition order.
-
-The shuffles are task shuffles (:mod:`~neardup_lab.distributed.shuffle`): ``partitions * Q``
-small pieces each, fine for hundreds of partitions; for many thousands a staged
-shuffle (dask dataframe's) would be needed.
+Global document ids are positions in partition order. The shuffles are task shuffles
+(:mod:`~neardup_lab.distributed.shuffle`), fine for hundreds of partitions, not many thousands.
 """
 
 from __future__ import annotations
@@ -49,43 +28,34 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import dask
-import dask.bag
 import numpy as np
-from dask.delayed import Delayed, delayed
 
+from .. import limits
 from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from ..engine.pipeline import DedupResult, check_documents, prepare
 from ..engine.settings import Settings
 from ..engine.verify import IdSets, jaccard_of_pairs
 from ..lsh import band_hashes, candidate_pair_array
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from ..readers import (
-    DEFAULT_MAX_BYTES,
-    Document,
-    InputError,
-    Problem,
-    check_inputs,
-    detect_format,
-    iter_records,
-)
+from ..readers import Document, InputError, Problem, check_inputs, detect_format, iter_records
 from ..validate import positive_int
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
 
-__all__ = [
-    "dedup_dask",
-    "read_bag",
-    "band_partitions",
-    "partition_offsets",
-]
+try:
+    import dask
+    import dask.bag
+    from dask.delayed import Delayed, delayed
+except ImportError as missing:
+    raise ImportError(
+        "neardup_lab.distributed needs Dask, which is not installed; pip install 'neardup-lab[dask]'"
+    ) from missing
+
+__all__ = ["dedup_dask", "read_bag", "band_partitions", "partition_offsets"]
 
 _NO_EDGES = np.empty((0, 2), dtype=np.int64)
-_TEXTS_PER_PARTITION = 2000  # a list of texts is cut into partitions of about this many
 
 
-# ---------------------------------------------------------------------------
-# Inputs
-# ---------------------------------------------------------------------------
+# ----- Inputs -------------------------------------------------------------------------------------
 
 
 def _read_path(path: str, options: dict) -> list[Document | Problem]:
@@ -93,15 +63,11 @@ def _read_path(path: str, options: dict) -> list[Document | Problem]:
 
 
 def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
-    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and
-    :class:`~neardup_lab.readers.Problem`, one partition per path: how files go to :func:`dedup_dask`.
+    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and ``Problem``, a partition per path.
 
-    Files (``.txt`` files, folders of them, ``.jsonl``, ``.csv``) are read on the
-    workers with :func:`~neardup_lab.readers.iter_records` (``read_options`` are
-    its keyword arguments: ``fmt``, ``field``, ``column``, ``encoding``,
-    ``max_bytes``, ``delimiter``), in the order given, so ``dedup_dask(read_bag(paths))``
-    numbers documents as ``read_bag(paths)`` lists them, and counts the skipped
-    records in ``stats["read"]``.
+    The files are read on the workers, in the order given, by :func:`~neardup_lab.readers.iter_records`
+    (``read_options``: ``fmt``, ``field``, ``column``, ``encoding``, ``max_bytes``, ``delimiter``), so
+    ``dedup_dask(read_bag(paths))`` numbers documents as the bag lists them.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -116,7 +82,7 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
     unknown = sorted(set(read_options) - allowed)
     if unknown:
         raise TypeError(f"unknown read_options {unknown}; use some of {sorted(allowed)}")
-    options = {"max_bytes": DEFAULT_MAX_BYTES, **read_options}
+    options = {"max_bytes": limits.DEFAULT_MAX_BYTES, **read_options}
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise TypeError(
             f"read_bag needs a list of paths, got a single {type(paths).__name__}; wrap it in a list"
@@ -136,9 +102,8 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
 
 def _partitions(texts: object, npartitions: int | None) -> list[Any]:
     """The input as a list of partitions (delayed, or lists of texts cut here)."""
-    if isinstance(texts, dask.bag.Bag) or (
-        type(texts).__module__.startswith("dask.dataframe") and hasattr(texts, "to_delayed")
-    ):
+    dataframe = type(texts).__module__.startswith("dask.dataframe") and hasattr(texts, "to_delayed")
+    if isinstance(texts, dask.bag.Bag) or dataframe:
         return list(texts.to_delayed())
     if isinstance(texts, (str, bytes, os.PathLike)):
         raise TypeError(
@@ -149,7 +114,7 @@ def _partitions(texts: object, npartitions: int | None) -> list[Any]:
         return list(texts)
     if isinstance(texts, Sequence):
         check_documents(texts)
-        parts = npartitions or max(1, math.ceil(len(texts) / _TEXTS_PER_PARTITION))
+        parts = npartitions or max(1, math.ceil(len(texts) / limits.TEXTS_PER_PARTITION))
         cuts = np.linspace(0, len(texts), parts + 1).round().astype(int).tolist()
         return [list(texts[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
     raise TypeError(
@@ -170,9 +135,7 @@ def _items(partition: Any, number: int, text_column: str) -> list:
     return partition.tolist() if hasattr(partition, "tolist") else list(partition)
 
 
-# ---------------------------------------------------------------------------
-# Stage 1: sign each partition (map); the results stay on the workers
-# ---------------------------------------------------------------------------
+# ----- Stage 1: sign each partition (map); the results stay on the workers ------------------------
 
 
 class _PartitionCounts(NamedTuple):
@@ -213,18 +176,12 @@ def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> 
     signatures = prepared.signatures
     if settings.bbits is not None:
         signatures = bbit_signatures(signatures, settings.bbits)
-    return _Signed(
-        keys=np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy(),
-        sets=prepared.sets,
-        signatures=signatures,
-        lengths=np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)),
-        counts=_PartitionCounts(len(texts), records, problems),
-    )
+    keys = np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy()
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    return _Signed(keys, prepared.sets, signatures, lengths, _PartitionCounts(len(texts), records, problems))
 
 
-# ---------------------------------------------------------------------------
-# Stage 2: exact copies, shuffled by exact key
-# ---------------------------------------------------------------------------
+# ----- Stage 2: exact copies, shuffled by exact key -----------------------------------------------
 
 
 class _ExactRows(NamedTuple):
@@ -253,9 +210,7 @@ def _exact_copies(offsets: np.ndarray, pieces: list[_ExactRows]) -> Routed:
     return route(pairs, home(offsets, pairs[:, 1]), len(offsets) - 1)
 
 
-# ---------------------------------------------------------------------------
-# Stage 3: candidate edges, shuffled by band key
-# ---------------------------------------------------------------------------
+# ----- Stage 3: candidate edges, shuffled by band key ---------------------------------------------
 
 
 def band_partitions(signatures: np.ndarray, bands: int, rows: int, partitions: int) -> np.ndarray:
@@ -319,9 +274,7 @@ def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Rout
     return route(edges, home(offsets, edges[:, 0]), len(offsets) - 1)
 
 
-# ---------------------------------------------------------------------------
-# Stage 4: verification, a join of each edge with both documents' data
-# ---------------------------------------------------------------------------
+# ----- Stage 4: verification, a join of each edge with both documents' data -----------------------
 
 
 class _Packet(NamedTuple):
@@ -347,7 +300,7 @@ def _join(
         lower = np.unique(group[:, 0])  # each lower document travels once per receiving partition
         local = (lower - offset).tolist()
         if verify == "exact":
-            ids = [signed.sets.ids[signed.sets.offsets[i] : signed.sets.offsets[i + 1]] for i in local]
+            ids = [signed.sets.of(i) for i in local]
             sets = IdSets(np.concatenate([signed.sets.ids[:0], *ids]), partition_offsets(list(map(len, ids))))
             packets.append(_Packet(group, lower, sets, None))
         else:
@@ -373,18 +326,13 @@ def _verify(signed: _Signed, offset: int, settings: Settings, packets: list[_Pac
             scores = jaccard_of_pairs(both, np.stack([lower, higher + len(packet.lower)], axis=1))
         else:
             left, right = packet.signatures[lower], signed.signatures[higher]
-            scores = (
-                estimate_jaccard(left, right)
-                if settings.bbits is None
-                else estimate_jaccard_bbit(left, right, settings.bbits)
-            )
+            b = settings.bbits
+            scores = estimate_jaccard(left, right) if b is None else estimate_jaccard_bbit(left, right, b)
         kept.append(edges[np.asarray(scores >= settings.threshold, dtype=bool)])
     return np.concatenate(kept)
 
 
-# ---------------------------------------------------------------------------
-# Running the stages
-# ---------------------------------------------------------------------------
+# ----- Running the stages -------------------------------------------------------------------------
 
 
 def _current_client() -> Any:
@@ -415,12 +363,8 @@ class _Runner:
 
             done = self.client.persist(flat)
             wait(futures_of(done))
-        values = self.compute(done[len(keep) :])
-        out, start = [], 0
-        for group in small:
-            out.append(values[start : start + len(group)])
-            start += len(group)
-        return done[: len(keep)], out
+        values = iter(self.compute(done[len(keep) :]))
+        return done[: len(keep)], [[next(values) for _ in group] for group in small]
 
     def compute(self, items: list[Delayed]) -> list:
         if self.client is None:
@@ -451,48 +395,30 @@ def dedup_dask(
     num_perm: int = 128,
     k: int = 5,
     *,
-    shingle: str = "word",
-    bands: int | None = None,
-    rows: int | None = None,
-    scheme: str = "multiply-shift",
-    seed: int = 1,
-    verify: str = "exact",
-    keeper: str = "first",
-    bbits: int | None = None,
     client: Any = None,
     text_column: str = "text",
     npartitions: int | None = None,
     shuffle_partitions: int | None = None,
+    **settings: Any,
 ) -> DedupResult:
     """:func:`~neardup_lab.engine.pipeline.dedup` on a Dask cluster, with the same answer.
 
-    ``texts`` is what ``dedup`` takes, a list (or other sequence) of str, cut
-    into ``npartitions`` partitions (default: one per 2,000 texts); or a dask
-    bag of str; a dask dataframe (its ``text_column``) or series; or a list of
-    ``dask.delayed`` partitions, each a list of str or a pandas Series or
-    DataFrame. Files are read with :func:`read_bag`: ``dedup_dask(read_bag(paths))``
-    reads them on the workers and counts the records the readers skip in
-    ``stats["read"]``.
+    ``texts`` is a list (or other sequence) of str, cut into ``npartitions`` partitions (default:
+    one per :data:`~neardup_lab.limits.TEXTS_PER_PARTITION` texts); a dask bag of str; a dask
+    dataframe (its ``text_column``) or series; or a list of ``dask.delayed`` partitions, each a list
+    of str or a pandas Series or DataFrame. ``dedup_dask(read_bag(paths))`` reads files on the
+    workers and counts the records the readers skip in ``stats["read"]``.
 
-    The parameters before ``client`` mean what they mean for ``dedup`` and give
-    the same pairs, clusters and keepers. ``verify="exact"`` (the default)
-    joins the shingle ids of both documents of each candidate edge;
-    ``"estimate"`` joins their signatures instead (less data moves, and the
-    answer is ``dedup(..., verify="estimate")``); ``"none"`` keeps every
-    candidate. ``client`` is a ``dask.distributed.Client``; without one, the
-    default client is used if there is one, else Dask's local scheduler.
-    ``shuffle_partitions`` is the number of partitions of the exact and band
-    shuffles (default: the number of input partitions).
+    ``threshold``, ``num_perm``, ``k`` and the keyword ``settings`` (``shingle``, ``bands``,
+    ``rows``, ``scheme``, ``seed``, ``verify``, ``keeper``, ``bbits``) mean what they mean for
+    ``dedup`` and give the same pairs, clusters and keepers. ``verify="exact"`` joins the shingle
+    ids of both documents of each candidate edge, ``"estimate"`` their signatures (less data moves).
+    ``client``: a ``dask.distributed.Client`` (default: the default client, else Dask's local
+    scheduler). ``shuffle_partitions``: partitions of the shuffles (default: as many as the input).
+    ``stats`` add ``"shuffle"`` (bytes each shuffle produced, bytes gathered) and ``"dask"``.
 
-    Document ids are global positions in partition order. The result's
-    ``stats`` time each stage and add ``"shuffle"`` (bytes each shuffle
-    produced, an upper bound on what crosses the network, and bytes
-    gathered on the client) and ``"dask"`` (input and shuffle partitions, workers).
-
-    Signing is numpy-heavy. Dask's nanny starts workers with
-    ``MALLOC_TRIM_THRESHOLD_=65536``, which with glibc makes each large temporary
-    array fresh memory and slowed signing about twofold in our measurements; unset
-    it before starting a cluster with
+    Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which with glibc slowed
+    signing about twofold; unset it before starting a cluster with
     ``dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})``.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
@@ -502,15 +428,8 @@ def dedup_dask(
     >>> result = dedup_dask(docs, threshold=0.5, k=3, npartitions=2)
     >>> result.clusters, result.keepers
     ([[0, 1, 2], [3]], [0, 3])
-
-    On a cluster (here two local worker processes), with files:
-
-    >>> from dask.distributed import Client, LocalCluster
-    >>> with LocalCluster(n_workers=2, dashboard_address=None) as cluster:  # doctest: +SKIP
-    ...     with Client(cluster) as client:
-    ...         result = dedup_dask(read_bag(["day1.jsonl", "day2.jsonl"]), client=client)
     """
-    settings = Settings(threshold, num_perm, k, shingle, scheme, seed, bands, rows, verify, keeper, bbits)
+    settings = Settings(threshold=threshold, num_perm=num_perm, k=k, **settings)
     if npartitions is not None:
         positive_int(npartitions, "npartitions")
     if shuffle_partitions is not None:
@@ -547,7 +466,7 @@ def dedup_dask(
         for pieces in exchange([b.band_rows for b in banded], Q)
     ]
     joins = [
-        delayed(_join)(signed[p], int(offsets[p]), offsets, verify, pieces)
+        delayed(_join)(signed[p], int(offsets[p]), offsets, settings.verify, pieces)
         for p, pieces in enumerate(exchange(edges, P))
     ]
     kept, (band_sent, edges_sent, join_sent) = run.persist(
@@ -575,37 +494,28 @@ def dedup_dask(
     all_pairs = np.concatenate([copies, verified])
     clusters = clusters_from_pair_array(n, all_pairs)
     lengths = None
-    if keeper == "longest":  # only documents in a cluster of two or more need their length
+    if settings.keeper == "longest":  # only documents in a cluster of two or more need their length
         wanted = np.unique(all_pairs)
         by_home = route(wanted, home(offsets, wanted), P).pieces
         found = run.compute([signed[p].lengths[by_home[p] - offsets[p]] for p in range(P)])
         lengths = defaultdict(int, zip(wanted.tolist(), np.concatenate([_NO_EDGES[:, 0], *found]).tolist()))
-    keepers = choose_keepers(clusters, keeper, lengths=lengths)
+    keepers = choose_keepers(clusters, settings.keeper, lengths=lengths)
     cluster_stats = {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)}
 
+    tallies = dict(exact=exact_sent, copies_back=back_sent, band=band_sent, edges=edges_sent, join=join_sent)
+    shuffle = {f"{name}_bytes": tally.nbytes for name, tally in tallies.items()}
     stats: dict[str, dict[str, float]] = {
         "exact": exact,
         "signatures": signing,
         "candidates": candidates,
         "verified": verified_stats,
         "clusters": {**cluster_stats, "seconds": run.lap()},
-        "shuffle": {
-            "exact_bytes": exact_sent.nbytes,
-            "copies_back_bytes": back_sent.nbytes,
-            "band_bytes": band_sent.nbytes,
-            "edges_bytes": edges_sent.nbytes,
-            "join_bytes": join_sent.nbytes,
-            "gathered_bytes": int(copies.nbytes + verified.nbytes),
-        },
+        "shuffle": {**shuffle, "gathered_bytes": int(copies.nbytes + verified.nbytes)},
         "dask": {"partitions": P, "shuffle_partitions": Q, "workers": run.workers()},
     }
     if sum(c.records for c in counts):
         stats["read"] = {"documents": n, "problems": sum(c.problems for c in counts)}
     return DedupResult(
-        pairs=pair_tuples(verified),
-        clusters=clusters,
-        keepers=keepers,
-        copies=pair_tuples(copies),
-        settings=settings,
-        stats=stats,
+        pairs=pair_tuples(verified), clusters=clusters, keepers=keepers, copies=pair_tuples(copies),
+        settings=settings, stats=stats,
     )

@@ -1,22 +1,20 @@
 """Task shuffles for :mod:`~neardup_lab.distributed.dedup`: route rows, wire the tasks, count the bytes.
 
-A shuffle moves rows from the ``P`` tasks that made them to the ``Q`` tasks that
-need them, in two steps of Dask's task graph: each sending task cuts its rows
-into ``Q`` pieces (:func:`route`), and each receiving task concatenates the piece
-every sender cut for it (:func:`exchange` wires them, :func:`gather` joins
-them). That is ``P * Q`` small pieces, fine for hundreds of partitions.
-
-Rows are a numpy array (one row per first-axis entry) or a NamedTuple of
-such arrays, one column each, all of the same length.
+A shuffle moves rows from the ``P`` tasks that made them to the ``Q`` tasks that need them: each
+sender cuts its rows into ``Q`` pieces (:func:`route`), and each receiver joins the piece every
+sender cut for it (:func:`exchange` wires them, :func:`gather` joins them): ``P * Q`` pieces.
+Rows are a numpy array (a row per first-axis entry) or a NamedTuple of such arrays (columns).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-from dask.delayed import Delayed
+
+if TYPE_CHECKING:  # Dask is optional: the routing itself is numpy
+    from dask.delayed import Delayed
 
 __all__ = ["Tally", "Routed", "nbytes", "sent", "route", "gather", "exchange", "partition_offsets", "home"]
 

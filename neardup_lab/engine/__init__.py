@@ -5,7 +5,6 @@ builds the same pipeline from core functions only, and the tests hold ``dedup`` 
 
 ==========================  =============================================================
 :mod:`.settings`            ``Settings``: every setting of a run, checked once
-:mod:`.limits`              batch sizes and memory budgets, in one place
 :mod:`.tokenize`            word-shingle ids straight from the bytes of many texts
 :mod:`.pipeline`            ``prepare`` (texts to exact keys, ids and signatures), ``dedup``
 :mod:`.idsets`              each document's sorted distinct ids; verification from texts

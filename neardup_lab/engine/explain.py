@@ -35,7 +35,8 @@ import numpy as np
 
 from ..lsh import band_groups
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from ..text import _require_text, char_shingles, containment, word_shingles, words
+from ..text import char_shingles, containment, word_shingles, words
+from ..validate import require_text
 from .idsets import jaccard_from_texts
 from .pipeline import DedupResult, check_documents, keep_verified, prepare
 from .settings import Settings
@@ -272,7 +273,7 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
     >>> e.shared, e.jaccard, e.candidate
     (('the river', 'river rose'), 0.3333333333333333, False)
     """
-    a, b = _require_text(a, "a"), _require_text(b, "b")
+    a, b = require_text(a, "a"), require_text(b, "b")
     settings = _check_settings(settings)
     prepared = prepare([a, b], settings)
     signatures = prepared.signatures

@@ -11,7 +11,7 @@ documents of candidate pairs are ever read, so :func:`jaccard_from_texts` derive
 their ids again, a bounded slice of pairs at a time, instead of holding them all:
 the same scores, for the time of deriving them (about as long as signing them).
 :func:`~neardup_lab.engine.pipeline.dedup` keeps the ids of the first documents, up to
-:data:`~neardup_lab.engine.pipeline.IDS_BUDGET` bytes, and derives only the others'. It
+:data:`~neardup_lab.limits.IDS_BUDGET` bytes, and derives only the others'. It
 keeps them in text order (:class:`ShingleIds`) and sorts, once banding is done,
 only those of documents in a band group: the others are never read.
 """
@@ -22,8 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import limits
 from ..hashing import hash_shingles
-from ..spans import chunk_bounds, reserve, span_positions
+from ..spans import chunk_bounds, span_positions
 from ..text import char_shingles
 from ..workers import ordered_map
 from .settings import Settings
@@ -31,17 +32,6 @@ from .tokenize import ngram_ids, tokenize_batch
 from .verify import IdSets, jaccard_of_pairs, pack_id_sets
 
 __all__ = ["unsorted_shingle_ids", "ShingleIds", "shingle_id_sets", "jaccard_from_texts"]
-
-#: Characters of text one slice of pairs derives ids for, counted per pair (so a document in
-#: several pairs counts several times): about a million distinct characters, whose word
-#: arrays stay in the cache, as in prepare's chunks.
-_SLICE_CHARS = 2_000_000
-#: Documents longer than this (in characters) are long: their pairs are grouped by them.
-_LONG_CHARS = _SLICE_CHARS // 16
-#: Pairs scored together at most (the ids of up to twice as many documents).
-_SLICE_PAIRS = 4096
-#: Ids (and documents) that :meth:`ShingleIds.sets` sorts together at most, as prepare's chunks.
-_SORT_IDS, _SORT_DOCS = 500_000, 2000
 
 
 def unsorted_shingle_ids(
@@ -131,7 +121,7 @@ class ShingleIds:
             n = len(offsets) - 1
             docs = np.flatnonzero(wanted[first_doc : first_doc + n])
             starts, counts = offsets[docs], np.diff(offsets)[docs]
-            for low, high in chunk_bounds(counts, _SORT_IDS, _SORT_DOCS):
+            for low, high in chunk_bounds(counts, limits.SORT_IDS, limits.SORT_DOCS):
                 pieces.append((ids, starts[low:high], counts[low:high], first_doc + docs[low:high]))
             first_doc, most = first_doc + n, most + int(counts.sum())
 
@@ -139,7 +129,7 @@ class ShingleIds:
             ids, starts, counts, _ = piece
             return pack_id_sets(ids[span_positions(starts, counts)], counts)
 
-        out = reserve((most,), np.uint64)  # distinct ids are at most as many
+        out = np.empty(most, dtype=np.uint64)  # distinct ids are at most as many
         lengths, at = np.zeros(first_doc, dtype=np.int64), 0
         for (*_, docs), part in zip(pieces, ordered_map(sort, pieces, n_jobs)):
             out[at : at + len(part.ids)] = part.ids
@@ -192,7 +182,7 @@ def jaccard_from_texts(
     long_chars, short_chars = chars[rows, longer], chars[rows, 1 - longer]
     # Pairs of short documents stay in their order (the pairs of one band group are
     # neighbours and share documents); pairs with a long document follow, by that document.
-    is_long = long_chars > _LONG_CHARS
+    is_long = long_chars > limits.SLICE_CHARS // 16  # long documents: their pairs are grouped by them
     with_long = np.flatnonzero(is_long)
     with_long = with_long[np.lexsort((short_doc[with_long], long_doc[with_long]))]
     order = np.r_[np.flatnonzero(~is_long), with_long]
@@ -200,7 +190,7 @@ def jaccard_from_texts(
     long_doc = long_doc[order]
     run_starts = np.r_[True, long_doc[1:] != long_doc[:-1]] | ~is_long[order]
     cost = short_chars[order] + long_chars[order] * run_starts
-    bounds = list(chunk_bounds(cost, _SLICE_CHARS, _SLICE_PAIRS))
+    bounds = list(chunk_bounds(cost, limits.SLICE_CHARS, limits.SLICE_PAIRS))
     in_order = pairs[order]
     kept = kept or IdSets.empty()
 

@@ -13,19 +13,19 @@ from functools import partial
 from typing import NamedTuple
 
 import numpy as np
-import xxhash
 
+from .. import hashing, limits
 from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from ..lsh import band_groups
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from ..spans import chunk_bounds, cut, reserve, span_positions
-from ..text import _first_not_text, words
+from ..spans import chunk_bounds, cut, span_positions
+from ..text import words
+from ..validate import first_not_text
 from ..workers import ordered_map
-from .allocator import keep_freed_memory
 from .idsets import ShingleIds, jaccard_from_texts, unsorted_shingle_ids
 from .settings import RECALL_WEIGHTS, Settings
 from .tokenize import tokenize_batch
-from .verify import IdSets, jaccard_of_pairs, pack_id_sets, pair_scorer, verified_edges
+from .verify import IdSets, jaccard_of_pairs, pack_id_sets, verified_edges
 
 __all__ = [
     "DedupResult",
@@ -39,11 +39,7 @@ __all__ = [
     "keep_verified",
     "looks_unspaced",
     "RECALL_WEIGHTS",
-    "IDS_BUDGET",
 ]
-
-_CHUNK = 2000  # documents per unit of work
-_CHUNK_CHARS = 1_000_000  # characters per unit of work: its word arrays stay in the cache
 
 
 @dataclass
@@ -93,7 +89,7 @@ def exact_keys(hashes: np.ndarray, counts: np.ndarray) -> list[bytes]:
     """
     # Little-endian: the same keys on every machine. Slices of a memoryview copy nothing.
     raw = memoryview(np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8))
-    return list(map(xxhash.xxh3_128_digest, cut(raw, 8 * np.asarray(counts, dtype=np.int64))))
+    return list(map(hashing.xxh3_128_digest, cut(raw, 8 * np.asarray(counts, dtype=np.int64))))
 
 
 def exact_groups(docs: Sequence[str]) -> list[int]:
@@ -140,9 +136,7 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     each normalised text only. ``ids`` says what to keep of the shingle ids:
     ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.engine.verify.pack_id_sets`);
     ``"raw"``, the ids in text order, unsorted (:class:`~neardup_lab.engine.idsets.ShingleIds`);
-    ``"none"``, nothing (``sets`` then covers no document). The first call in a
-    process lets freed arrays be reused, chunk after chunk
-    (:func:`~neardup_lab.engine.allocator.keep_freed_memory`).
+    ``"none"``, nothing (``sets`` then covers no document).
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -153,7 +147,6 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     [0, 3]
     """
     _check_id_form(ids)
-    keep_freed_memory()  # chunk after chunk, the same pages (see the allocator module)
     tokens = tokenize_batch(docs)
     keys = exact_keys(*tokens)
     shingles, counts = unsorted_shingle_ids(docs, settings, tokens)
@@ -182,12 +175,6 @@ def _check_id_form(ids: object) -> None:
         raise ValueError(f"ids must be one of {', '.join(map(repr, ID_FORMS))}, got {ids!r}")
 
 
-def _id_room(chars: int, n: int, settings: Settings) -> int:
-    """The most shingle ids ``n`` texts of ``chars`` characters can have, unless Unicode
-    normalisation lengthens them: a word shingle needs at least two characters."""
-    return chars // 2 + n if settings.shingle == "word" else chars
-
-
 def prepare_many(
     docs: Sequence[str],
     settings: Settings,
@@ -198,15 +185,15 @@ def prepare_many(
 ) -> Prepared:
     """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
 
-    Chunks hold at most a few thousand documents or a million characters, and
-    each chunk's results are copied out as it finishes (ids in text order are kept
-    as they are, one part a chunk), so memory stays about one copy of the shingle
-    ids; with ``ids_budget`` (bytes), only the ids of the first documents that fit
-    in it are kept (verification derives the others
-    again, :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); ``ids`` is :func:`prepare`'s
-    (in text order, ``"raw"``, they take as much memory as sorted). Threads, not
-    processes: most of :func:`prepare` is numpy passes over a whole chunk, which
-    run without the interpreter lock, and threads read the texts where they are
+    Chunks hold at most :data:`~neardup_lab.limits.CHUNK_DOCS` documents or
+    :data:`~neardup_lab.limits.CHUNK_CHARS` characters. Each chunk's ids are kept as
+    the chunk made them (sorted sets are joined into one array at the end) and its
+    signatures are copied out as it finishes. With ``ids_budget`` (bytes), only the ids
+    of the first documents that fit in it are kept (verification derives the others
+    again, :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); ``ids`` is
+    :func:`prepare`'s (in text order, ``"raw"``, they take as much memory as sorted).
+    Threads, not processes: most of :func:`prepare` is numpy passes over a whole chunk,
+    which run without the interpreter lock, and threads read the texts where they are
     (see :mod:`~neardup_lab.workers`). The answer does not depend on ``n_jobs``.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
@@ -217,8 +204,8 @@ def prepare_many(
     """
     _check_id_form(ids)
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    bounds = list(chunk_bounds(lengths, _CHUNK_CHARS, _CHUNK))
-    collected = _Collected(lengths, settings, ids_budget, raw=ids == "raw")
+    bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
+    collected = _Collected(len(docs), settings, ids_budget)
     from tqdm import tqdm  # here: import neardup_lab loads numpy and nothing heavier
 
     with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
@@ -230,51 +217,30 @@ def prepare_many(
         for (start, stop), part in zip(bounds, parts):
             collected.add(part)
             bar.update(stop - start)
-    return collected.result()
+    return collected.result(ids)
 
 
 class _Collected:
-    """Chunk results copied into whole-run arrays as they arrive, so each chunk is freed at once.
+    """Chunk results as they arrive: signatures copied into one array (so each chunk's are
+    freed at once), ids kept as each chunk made them, one part a chunk, as far as
+    ``ids_budget`` bytes go. Ids stop being kept at the first document beyond it."""
 
-    The id array is reserved for the most shingles the texts can have
-    (:func:`_id_room`); the operating system makes memory resident only where ids
-    are written, so the reserve costs nothing. Ids in text order (``ShingleIds``)
-    are not copied: each chunk's array is kept as one part. Ids stop being kept at
-    the first document that would take them beyond ``ids_budget`` bytes.
-    """
-
-    def __init__(
-        self, lengths: np.ndarray, settings: Settings, ids_budget: int | None, raw: bool = False
-    ) -> None:
+    def __init__(self, n: int, settings: Settings, ids_budget: int | None) -> None:
         hasher = settings.hasher()
-        self.raw = raw  # ids in text order (ShingleIds): each chunk's are kept as they are
-        n = len(lengths)
-        self.most_ids = sys.maxsize if ids_budget is None else ids_budget // 8
-        room = 0 if self.raw else min(_id_room(int(lengths.sum()), n, settings), self.most_ids)
-        self.ids = reserve((room,), np.uint64)
-        self.parts: list[tuple[np.ndarray, np.ndarray]] = []  # the raw ids, chunk by chunk
-        self.offsets = np.zeros(n + 1, dtype=np.int64)
+        self.room = sys.maxsize if ids_budget is None else ids_budget // 8  # ids that may still be kept
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []
         self.kept = 0  # documents whose ids are kept
-        self.signatures = reserve((n, hasher.num_perm), hasher.dtype)
+        self.signatures = np.empty((n, hasher.num_perm), dtype=hasher.dtype)
         self.keys: list[bytes] = []
 
     def add(self, part: Prepared) -> None:
-        at_doc, size = len(self.keys), len(part.keys)
-        if self.kept == at_doc:  # no document before this chunk was left out
-            at_id, offsets = int(self.offsets[at_doc]), part.sets.offsets
-            fit = int(np.searchsorted(offsets, self.most_ids - at_id, side="right")) - 1
-            if self.raw:
-                self.parts.append((part.sets.ids, offsets[: fit + 1]))
-            else:
-                end = at_id + int(offsets[fit])
-                if end > len(self.ids):  # Unicode normalisation can lengthen a text: grow the reserve
-                    grown = reserve((min(2 * end, self.most_ids),), np.uint64)
-                    grown[:at_id] = self.ids[:at_id]
-                    self.ids = grown
-                self.ids[at_id:end] = part.sets.ids[: end - at_id]
-            self.offsets[at_doc + 1 : at_doc + fit + 1] = offsets[1 : fit + 1] + at_id
+        if not self.full:
+            ids, offsets = part.sets.ids, part.sets.offsets
+            fit = int(np.searchsorted(offsets, self.room, side="right")) - 1  # offsets start at 0
+            self.parts.append((ids, offsets[: fit + 1]))
+            self.room -= int(offsets[fit])
             self.kept += fit
-        self.signatures[at_doc : at_doc + size] = part.signatures
+        self.signatures[len(self.keys) : len(self.keys) + len(part.keys)] = part.signatures
         self.keys.extend(part.keys)
 
     @property
@@ -282,11 +248,9 @@ class _Collected:
         """Whether some document's ids were left out: no more are kept."""
         return self.kept < len(self.keys)
 
-    def result(self) -> Prepared:
-        if self.raw:
-            return Prepared(self.keys, ShingleIds(self.parts), self.signatures)
-        offsets = self.offsets[: self.kept + 1]
-        return Prepared(self.keys, IdSets(self.ids[: offsets[-1]], offsets), self.signatures)
+    def result(self, ids: str) -> Prepared:
+        kept = ShingleIds(self.parts)  # sorted sets are joined into one array, once, here
+        return Prepared(self.keys, kept if ids == "raw" else IdSets(kept.ids, kept.offsets), self.signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:
@@ -305,27 +269,69 @@ def check_documents(docs: object) -> Sequence[str]:
         hint = "for a dict use list(d.values())" if isinstance(docs, dict) else "pass list(docs)"
         got = type(docs).__name__
         raise TypeError(f"documents must be a list (or other sequence) of str, got {got}; {hint}")
-    bad = _first_not_text(docs)
+    bad = first_not_text(docs)
     if bad is None:
         return docs
     raise TypeError(f"document {bad} is {type(docs[bad]).__name__}, not str: {docs[bad]!r:.60}")
 
 
-def _check_jobs(n_jobs: object) -> int:
+def check_jobs(n_jobs: object) -> int:
+    """The number of threads ``n_jobs`` asks for: a positive int up to
+    :func:`~neardup_lab.limits.most_workers`, or -1 for one per core.
+
+    >>> check_jobs(2)
+    2
+    >>> check_jobs(10_000)
+    Traceback (most recent call last):
+        ...
+    ValueError: n_jobs=10000 is more workers than this machine can use: ...
+    """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}")
+    most = limits.most_workers()
+    if n_jobs > most:
+        raise ValueError(
+            f"n_jobs={n_jobs} is more workers than this machine can use: at most {most} "
+            f"(four per core, at most {limits.MAX_JOBS}); pass n_jobs=-1 for one per core, "
+            f"or a number up to {most}"
+        )
     return os.cpu_count() or 1 if n_jobs == -1 else n_jobs
 
 
 class _Clock:
-    def __init__(self) -> None:
-        self.stats: dict[str, dict[str, float]] = {}
-        self._start = time.perf_counter()
+    """Seconds per stage, each measured around that stage's own code. A stage entered
+    inside another pauses it: the checks of verification run inside the banding loop."""
 
-    def lap(self, stage: str, **counts: float) -> None:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._running: list[str] = []
+        self._since = time.perf_counter()
+
+    def _switch(self) -> None:
         now = time.perf_counter()
-        self.stats[stage] = {**counts, "seconds": now - self._start}
-        self._start = now
+        if self._running:
+            stage = self._running[-1]
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + now - self._since
+        self._since = now
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self._switch()
+        self._running.append(name)
+        try:
+            yield
+        finally:
+            self._switch()
+            self._running.pop()
+
+    def timed(
+        self, name: str, func: Callable[[np.ndarray], np.ndarray]
+    ) -> Callable[[np.ndarray], np.ndarray]:
+        def run(arg: np.ndarray) -> np.ndarray:
+            with self.stage(name):
+                return func(arg)
+
+        return run
 
 
 def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
@@ -351,8 +357,7 @@ def keep_verified(
     """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
 
     Exact verification is :func:`~neardup_lab.engine.verify.jaccard_of_pairs` over the
-    prepared id sets; ``score`` replaces that computation (for example by one of
-    :func:`~neardup_lab.engine.verify.pair_scorer`, which spreads it over processes, or
+    prepared id sets; ``score`` replaces that computation (for example by
     :func:`~neardup_lab.engine.idsets.jaccard_from_texts`, which needs no id sets).
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
@@ -378,25 +383,14 @@ def keep_verified(
     return estimate
 
 
-#: Bytes of shingle ids :func:`dedup` keeps for verification: those of the first documents,
-#: up to about 280,000 documents of 300 words. Verification derives the ids of the others
-#: again as it checks them (:func:`~neardup_lab.engine.idsets.jaccard_from_texts`): slower for
-#: those documents, but memory stays bounded at any size.
-IDS_BUDGET = 640 << 20
-
-
-@contextmanager
 def _exact_scorer(
     docs: Sequence[str], settings: Settings, sets: IdSets, n_jobs: int
-) -> Iterator[Callable[[np.ndarray], np.ndarray] | None]:
-    """Exact Jaccard of candidate pairs for dedup: over the kept id sets, deriving those not kept."""
-    if settings.verify != "exact":
-        yield None
-    elif sets.documents < len(docs):
-        yield partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
-    else:
-        with pair_scorer(sets, n_jobs) as score:
-            yield score
+) -> Callable[[np.ndarray], np.ndarray] | None:
+    """What dedup's exact verification scores with: the kept id sets when they cover every
+    document (``None``, :func:`keep_verified`'s default), else those plus ids derived again."""
+    if settings.verify != "exact" or sets.documents == len(docs):
+        return None
+    return partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
 
 
 def dedup(
@@ -427,7 +421,7 @@ def dedup(
     representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
     least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
     candidate), skipping pairs already joined (:func:`~neardup_lab.engine.verify.verified_edges`;
-    the shingle ids of documents beyond :data:`IDS_BUDGET` bytes are not kept but
+    the shingle ids of documents beyond :data:`~neardup_lab.limits.IDS_BUDGET` bytes are not kept but
     derived again for the pairs that need them, and the kept ids are sorted only
     for the documents in some band group);
     connected components are the clusters and
@@ -449,9 +443,21 @@ def dedup(
     >>> result.clusters, result.keepers, result.copies, result.pairs
     ([[0, 1, 2], [3]], [0, 3], [(0, 1)], [(0, 2)])
     """
-    settings = Settings(threshold, num_perm, k, shingle, scheme, seed, bands, rows, verify, keeper, bbits)
+    settings = Settings(
+        threshold=threshold,
+        num_perm=num_perm,
+        k=k,
+        shingle=shingle,
+        scheme=scheme,
+        seed=seed,
+        bands=bands,
+        rows=rows,
+        verify=verify,
+        keeper=keeper,
+        bbits=bbits,
+    )
     check_documents(docs)
-    jobs = _check_jobs(n_jobs)
+    jobs = check_jobs(n_jobs)
     if looks_unspaced(docs, settings):
         warnings.warn(
             "most documents are a single word: text written without spaces needs "
@@ -460,62 +466,63 @@ def dedup(
             stacklevel=2,
         )
     show = sys.stderr.isatty() if progress is None else progress
-    # Signing runs first (it also computes the exact-copy keys) but is reported after the
-    # exact pass, in the order the stages are taught.
-    started = time.perf_counter()
-    exact = settings.verify == "exact"
-    prepared = prepare_many(docs, settings, jobs, show, IDS_BUDGET if exact else 0, ids="raw")
-    signing = {"signed": len(docs), "seconds": time.perf_counter() - started}
-    clock = _Clock()
+    clock, exact, n = _Clock(), settings.verify == "exact", len(docs)
+    with clock.stage("signatures"):  # the exact-copy keys are computed here too
+        prepared = prepare_many(docs, settings, jobs, show, limits.IDS_BUDGET if exact else 0, ids="raw")
 
-    first: dict[bytes, int] = {}
-    group_of = np.fromiter(
-        (first.setdefault(key, i) for i, key in enumerate(prepared.keys)), dtype=np.int64, count=len(docs)
-    )
-    reps = np.flatnonzero(group_of == np.arange(len(docs)))
-    copy_ids = np.flatnonzero(group_of != np.arange(len(docs)))
-    copies = np.stack([group_of[copy_ids], copy_ids], axis=1)
-    copies = copies[np.lexsort((copies[:, 1], copies[:, 0]))]
-    clock.lap("exact", documents=len(docs), unique=len(reps), copies=len(copy_ids))
-    clock.stats["signatures"] = signing
+    with clock.stage("exact"):
+        first: dict[bytes, int] = {}
+        group_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(prepared.keys)), np.int64, n)
+        reps = np.flatnonzero(group_of == np.arange(n))
+        copy_ids = np.flatnonzero(group_of != np.arange(n))
+        copies = np.stack([group_of[copy_ids], copy_ids], axis=1)
+        copies = copies[np.lexsort((copies[:, 1], copies[:, 0]))]
 
-    signatures = prepared.signatures
-    if bbits is not None:
-        signatures = bbit_signatures(signatures, bbits)
-        prepared = prepared._replace(signatures=signatures)
-    groups = [
-        band.shared() for band in band_groups(signatures, settings.bands, settings.rows, jobs, among=reps)
-    ]
-    del signatures
-    if settings.verify != "estimate":  # banding was the signatures' last use: free them
-        prepared = prepared._replace(signatures=np.empty((0, settings.num_perm), prepared.signatures.dtype))
-    started = time.perf_counter()
-    if exact:  # only documents in a band group are ever verified: sort only their ids
-        in_groups = np.zeros(len(docs), dtype=bool)
-        for band in groups:
-            in_groups[band.order] = True
-        prepared = prepared._replace(sets=prepared.sets.sets(in_groups[: prepared.sets.documents], jobs))
-    sorting = time.perf_counter() - started
-    with _exact_scorer(docs, settings, prepared.sets, jobs) as score:
-        found = verified_edges(len(docs), groups, keep_verified(settings, prepared, score), joined=copies)
-    del prepared, groups  # the clusters need only the pairs
-    verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
-    clock.lap("candidates", pairs=found.checked)
-    # The checks run inside the banding loop; report their time, and that of sorting the ids
-    # they read, as its own stage.
-    clock.stats["candidates"]["seconds"] -= found.seconds + sorting
-    clock.stats["verified"] = {"pairs": len(verified), "seconds": found.seconds + sorting}
+    with clock.stage("candidates"):
+        signatures = prepared.signatures
+        if bbits is not None:
+            signatures = bbit_signatures(signatures, bbits)
+            prepared = prepared._replace(signatures=signatures)
+        groups = [
+            band.shared() for band in band_groups(signatures, settings.bands, settings.rows, jobs, among=reps)
+        ]
+        del signatures
+        if settings.verify != "estimate":  # banding was the signatures' last use: free them
+            empty = np.empty((0, settings.num_perm), prepared.signatures.dtype)
+            prepared = prepared._replace(signatures=empty)
 
-    clusters = clusters_from_pair_array(len(docs), np.concatenate([copies, verified]))
-    keepers = choose_keepers(
-        clusters, keeper, lengths=[len(d) for d in docs] if keeper == "longest" else None
-    )
-    clock.lap("clusters", clusters=len(clusters), kept=len(keepers), removed=len(docs) - len(keepers))
+    with clock.stage("verified"):
+        if exact:  # only documents in a band group are ever verified: sort only their ids
+            in_groups = np.zeros(n, dtype=bool)
+            for band in groups:
+                in_groups[band.order] = True
+            prepared = prepared._replace(sets=prepared.sets.sets(in_groups[: prepared.sets.documents], jobs))
+        score = _exact_scorer(docs, settings, prepared.sets, jobs)
+        keep = clock.timed("verified", keep_verified(settings, prepared, score))
+
+    with clock.stage("candidates"):  # proposing pairs and skipping those joined; the checks are "verified"
+        found = verified_edges(n, groups, keep, joined=copies)
+        del prepared, groups, keep  # the clusters need only the pairs
+        verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
+
+    with clock.stage("clusters"):
+        clusters = clusters_from_pair_array(n, np.concatenate([copies, verified]))
+        keepers = choose_keepers(
+            clusters, keeper, lengths=[len(d) for d in docs] if keeper == "longest" else None
+        )
+
+    counts = {  # the stages in the order they are taught
+        "exact": {"documents": n, "unique": len(reps), "copies": len(copy_ids)},
+        "signatures": {"signed": n},
+        "candidates": {"pairs": found.checked},
+        "verified": {"pairs": len(verified)},
+        "clusters": {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)},
+    }
     return DedupResult(
         pairs=pair_tuples(verified),
         clusters=clusters,
         keepers=keepers,
         copies=pair_tuples(copies),
         settings=settings,
-        stats=clock.stats,
+        stats={stage: {**c, "seconds": clock.seconds.get(stage, 0.0)} for stage, c in counts.items()},
     )

@@ -54,7 +54,7 @@ def _number(value: object, name: str) -> float:
     return float(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Settings:
     """The settings of one deduplication, validated; ``bands``/``rows`` resolved.
 

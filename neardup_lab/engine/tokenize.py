@@ -29,16 +29,16 @@ from itertools import repeat
 
 import numpy as np
 
+from .. import hashing, limits
 from ..hashing import splitmix64
 from ..spans import span_positions
-from ..text import _first_not_text, _require_k, _require_text, separator_marks
+from ..text import require_shingle_size, separator_marks
+from ..validate import first_not_text, require_text
 
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
-_BATCH = 2000  # documents tokenised together by shingle_id_batch
-_FOLD_BLOCK = 1 << 22  # bytes of text folded together by fold_non_ascii
 # Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
-_POLY = np.uint64(0x9E3779B97F4A7C15)
+_POLY = np.uint64(hashing.SHINGLE_POLY)
 # Bytes that end a word: ASCII whitespace as str.split() sees it, and ASCII punctuation and
 # symbols, which normalize() turns into spaces. Bytes of other UTF-8 characters are word bytes
 # (their text was normalised already).
@@ -47,8 +47,8 @@ _ENDS_WORD = [b < 128 and (chr(b).isspace() or unicodedata.category(chr(b))[0] i
 _IN_WORD_TABLE = ~np.array(_ENDS_WORD, dtype=np.bool_)
 # _LANE_MASK[n]: the low n bytes of a little-endian 8-byte lane.
 _LANE_MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
-_LENGTH_MIX = np.uint64(0xD6E8FEB86659FD93)
-_LANE_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_LENGTH_MIX = np.uint64(hashing.LENGTH_MIX)
+_LANE_MIX = np.uint64(hashing.LANE_MIX)
 
 
 def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
@@ -58,9 +58,9 @@ def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
     The loops over documents are ``map`` calls, which run in C (a loop in Python cost
     about 0.4 µs a document more).
     """
-    bad = _first_not_text(docs)
+    bad = first_not_text(docs)
     if bad is not None:
-        _require_text(docs[bad], f"document {bad}")  # raises, naming it
+        require_text(docs[bad], f"document {bad}")  # raises, naming it
     ascii = np.fromiter(map(str.isascii, docs), dtype=np.bool_, count=len(docs))
     texts = docs
     if not ascii.all():
@@ -93,7 +93,7 @@ def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarra
     # per character.
     pieces, moved, start, shift = [], [], 0, 0
     while start < len(text):
-        stop = min(start + _FOLD_BLOCK, len(text))
+        stop = min(start + limits.FOLD_BLOCK_BYTES, len(text))
         while stop < len(text) and 0x80 <= text[stop] < 0xC0:  # not inside a character
             stop += 1
         last = stop == len(text)  # a position at the very end goes with the last block
@@ -152,7 +152,7 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
     keep[span_positions(at, old_size)] = False
     kept_before = at - (np.cumsum(old_size) - old_size)
     inserted = new_bytes[span_positions(new_start[which], new_size[which])]
-    out = np.insert(out[keep], np.repeat(kept_before, new_size[which]), inserted)
+    out = np.insert(out[keep], np.repeat(kept_before, new_size[which].astype(np.intp, copy=False)), inserted)
     growth = np.r_[0, np.cumsum(new_size[which] - old_size)]
     return out.tobytes(), positions + growth[np.searchsorted(at, positions)]
 
@@ -190,12 +190,12 @@ def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     longer = np.flatnonzero(lengths > 8)
     if len(longer):  # lanes 1, 2, ... of the longer words, summed per word
         lanes = (lengths[longer] - 1) // 8
-        owner = np.repeat(np.arange(len(longer)), lanes)
+        owner = np.repeat(np.arange(len(longer)), lanes.astype(np.intp, copy=False))
         first_lane = np.cumsum(lanes) - lanes
         index = np.arange(len(owner)) - first_lane[owner] + 1
         mixed = _mixed_lanes(at_byte, starts[longer][owner], lengths[longer][owner], index)
         with np.errstate(over="ignore"):
-            total[longer] += np.add.reduceat(mixed, first_lane)
+            total[longer] += np.add.reduceat(mixed, first_lane.astype(np.intp, copy=False))
     with np.errstate(over="ignore"):
         return splitmix64(total ^ (lengths.astype(np.uint64) * _LENGTH_MIX))
 
@@ -310,7 +310,7 @@ def ngram_ids(word_hashes: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.n
     >>> id_counts.tolist(), len(set(ids[:4].tolist()))
     ([4, 1], 3)
     """
-    k = _require_k(k)
+    k = require_shingle_size(k)
     counts = np.asarray(counts, dtype=np.int64)
     hashes = np.asarray(word_hashes, dtype=np.uint64)
     n_words = len(hashes)
@@ -354,19 +354,20 @@ def shingle_id_batch(docs: Sequence[str], k: int = 5) -> list[np.ndarray]:
     if isinstance(docs, (str, bytes)):
         raise TypeError("shingle_id_batch needs a sequence of documents; for one use shingle_ids")
     out: list[np.ndarray] = []
-    for start in range(0, len(docs), _BATCH):  # bounded memory: one word list per batch
-        hashes, counts = tokenize_batch(docs[start : start + _BATCH])
+    step = limits.CHUNK_DOCS  # bounded memory: one word list per batch
+    for start in range(0, len(docs), step):
+        hashes, counts = tokenize_batch(docs[start : start + step])
         ids, id_counts = ngram_ids(hashes, counts, k)
         out.extend(np.unique(part) for part in np.split(ids, np.cumsum(id_counts)[:-1]))
     return out
 
 
 def shingle_ids(text: str, k: int = 5) -> np.ndarray:
-    """Sorted distinct word k-shingle ids of one text (fast counterpart of ``word_shingles``).
+    """Sorted distinct word k-shingle ids of one text: the fast :func:`~neardup_lab.hashing.word_shingle_ids`.
 
-    >>> from neardup_lab import word_shingles
+    >>> from neardup_lab.hashing import word_shingle_ids
     >>> text = "Rain, rain, go away; come again another day"
-    >>> len(shingle_ids(text, 3)) == len(word_shingles(text, 3))
+    >>> shingle_ids(text, 3).tolist() == word_shingle_ids(text, 3).tolist()
     True
     """
-    return shingle_id_batch([_require_text(text)], k)[0]
+    return shingle_id_batch([require_text(text)], k)[0]

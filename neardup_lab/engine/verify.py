@@ -13,11 +13,7 @@ every pair of a cluster to about one per member.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
-from functools import partial
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import numpy as np
@@ -25,13 +21,11 @@ import numpy as np
 from ..clusters import join_roots, roots
 from ..lsh import BandGroups, pairs_in_groups
 from ..spans import span_positions
-from ..workers import fork_context
 
 __all__ = [
     "IdSets",
     "pack_id_sets",
     "jaccard_of_pairs",
-    "pair_scorer",
     "Verified",
     "verified_edges",
 ]
@@ -151,63 +145,11 @@ def jaccard_of_pairs(sets: IdSets, pairs: np.ndarray) -> np.ndarray:
     return np.divide(shared, union, out=np.ones(len(pairs)), where=union > 0)
 
 
-#: Batches smaller than this are scored in the calling process: sending them costs more.
-_SPREAD_FROM = 1024
-#: The id sets forked workers score against (set just before the workers are forked).
-_FORKED_SETS: IdSets | None = None
-
-
-def _score_forked(pairs: np.ndarray) -> np.ndarray:
-    assert _FORKED_SETS is not None, "a verification worker was started without id sets"
-    return jaccard_of_pairs(_FORKED_SETS, pairs)
-
-
-@contextmanager
-def pair_scorer(
-    sets: IdSets, n_jobs: int = 1
-) -> Iterator[Callable[[np.ndarray], np.ndarray]]:
-    """:func:`jaccard_of_pairs` over ``sets``, with large batches spread over ``n_jobs`` processes.
-
-    This process scores one share of a batch while ``n_jobs - 1`` forked workers
-    (:func:`~neardup_lab.workers.fork_context`) score the others; they share the id
-    sets with this process instead of receiving a copy, so only pairs go out and
-    scores come back. Where processes are not forked (Windows, macOS), or for
-    ``n_jobs=1``, everything runs here. The scores do not depend on ``n_jobs``.
-
-    >>> sets = pack_id_sets(np.array([1, 2, 3, 2, 3, 4], dtype=np.uint64), np.array([3, 3]))
-    >>> with pair_scorer(sets, n_jobs=2) as score:
-    ...     score(np.array([[0, 1]])).tolist()
-    [0.5]
-    """
-    global _FORKED_SETS
-    context = fork_context()
-    if n_jobs == 1 or context is None:
-        yield partial(jaccard_of_pairs, sets)
-        return
-    _FORKED_SETS = sets
-    pool = ProcessPoolExecutor(max_workers=n_jobs - 1, mp_context=context)
-
-    def score(pairs: np.ndarray) -> np.ndarray:
-        if len(pairs) < _SPREAD_FROM:
-            return jaccard_of_pairs(sets, pairs)
-        here, *there = np.array_split(pairs, n_jobs)
-        sent = [pool.submit(_score_forked, share) for share in there]
-        return np.concatenate([jaccard_of_pairs(sets, here), *(future.result() for future in sent)])
-
-    try:
-        yield score
-    finally:
-        pool.shutdown(cancel_futures=True)
-        _FORKED_SETS = None
-
-
 class Verified(NamedTuple):
-    """What :func:`verified_edges` found: the pairs kept, how many it checked, and the seconds
-    the checks took (the rest of its time went to proposing and skipping pairs)."""
+    """What :func:`verified_edges` found: the pairs kept and how many it checked."""
 
     edges: np.ndarray
     checked: int
-    seconds: float
 
 
 def verified_edges(
@@ -234,7 +176,6 @@ def verified_edges(
     parent = np.arange(n, dtype=np.int64)
     join_roots(parent, np.empty((0, 2), dtype=np.int64) if joined is None else joined)
     kept, rejected, checked = [np.empty((0, 2), dtype=np.int64)], np.empty(0, dtype=np.int64), 0
-    seconds = 0.0
     for band in groups:
         for pairs in _steps(pairs_in_groups(_unjoined(band, parent)), 64):
             pairs = pairs[roots(parent, pairs[:, 0]) != roots(parent, pairs[:, 1])]
@@ -244,13 +185,11 @@ def verified_edges(
             if not len(pairs):
                 continue
             checked += len(pairs)
-            started = time.perf_counter()
             good = np.asarray(keep(pairs), dtype=bool)
-            seconds += time.perf_counter() - started
             join_roots(parent, pairs[good])
             kept.append(pairs[good])
             rejected = np.sort(np.concatenate([rejected, codes[~good]]))  # none of these was in it
-    return Verified(np.concatenate(kept), checked, seconds)
+    return Verified(np.concatenate(kept), checked)
 
 
 def _not_in_sorted(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
@@ -265,7 +204,8 @@ def _unjoined(band: BandGroups, parent: np.ndarray) -> BandGroups:
     if not len(band.order):
         return band
     member_roots = roots(parent, band.order)
-    spread = np.maximum.reduceat(member_roots, band.starts) != np.minimum.reduceat(member_roots, band.starts)
+    starts = band.starts.astype(np.intp, copy=False)
+    spread = np.maximum.reduceat(member_roots, starts) != np.minimum.reduceat(member_roots, starts)
     return band.keep(spread)
 
 

@@ -7,22 +7,13 @@ An index is a folder::
         data-000003.npz     the arrays, and a header repeating everything index.json says but the checksum
         .lock               taken while a run writes
 
-The data file repeats the settings, document count and generation, so the
-checksum in ``index.json`` covers every setting that shapes the bits: an
-edited ``index.json`` is refused as damaged, naming the field, instead of
-giving wrong answers. The arrays are plain numbers and unicode strings,
-loaded with ``allow_pickle=False``, so opening an index never runs code.
-
-A change is written as a new data file (temporary name, fsync, rename) and
-then committed by atomically replacing ``index.json``: a run killed at any
-moment leaves the old index intact. A new index is built in a staging folder
-next to its path and renamed into place. The next save removes what a killed
-run left behind; a reader that finds the data file gone (a writer committed
-and removed it meanwhile) reads ``index.json`` again.
-
-In reading order: :func:`atomic_writer`; :func:`write_new` and
-:func:`write_update`; :func:`read_index`. :mod:`~neardup_lab.index.store` holds
-what the arrays mean.
+The data file repeats the settings, count and generation, so the checksum in ``index.json``
+covers every setting that shapes the bits: an edited ``index.json`` is refused as damaged, naming
+the field. The arrays are plain numbers and strings, loaded with ``allow_pickle=False``, so
+opening an index never runs code. A change is a new data file (temporary name, fsync, rename)
+committed by atomically replacing ``index.json``; a new index is built in a staging folder and
+renamed into place: a run killed at any moment leaves the old index intact, and the next save
+removes what it left. :mod:`~neardup_lab.index.store` holds what the arrays mean.
 """
 
 from __future__ import annotations
@@ -45,30 +36,18 @@ from typing import IO, NamedTuple
 
 import numpy as np
 
+from .. import __version__
 from ..engine.settings import Settings
 
-__all__ = [
-    "FORMAT_NAME",
-    "FORMAT_VERSION",
-    "NORMALIZATION",
-    "SHINGLE_HASH",
-    "META_NAME",
-    "LOCK_NAME",
-    "ARRAYS",
-    "StoreError",
-    "CorruptIndexError",
-    "IndexVersionError",
-    "SettingsMismatchError",
-    "IndexBusyError",
-    "IndexExistsError",
-    "check_index_settings",
-    "atomic_writer",
-    "OnDisk",
-    "Loaded",
-    "write_new",
-    "write_update",
-    "read_index",
-]
+try:
+    import fcntl
+except ImportError:  # Windows: no file locks; the generation check alone guards an update
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "META_NAME", "LOCK_NAME"]
+__all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
+__all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "atomic_writer", "OnDisk"]
+__all__ += ["Loaded", "write_new", "write_update", "read_index"]
 
 FORMAT_NAME = "neardup-lab-index"
 #: Version 2 repeats the settings inside the data file, under its checksum.
@@ -83,15 +62,8 @@ LOCK_NAME = ".lock"
 #: :class:`~neardup_lab.engine.verify.IdSets`, ``exact_keys`` the 128-bit keys as two uint64.
 ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 _HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
-_HEADER_KEYS = (
-    "format",
-    "format_version",
-    "normalization",
-    "shingle_hash",
-    "settings",
-    "documents",
-    "generation",
-)
+_HEADER_KEYS = ("format", "format_version", "normalization", "shingle_hash", "settings", "documents")
+_HEADER_KEYS += ("generation",)
 _META_KEYS = (*_HEADER_KEYS, "data_file", "data_sha256", "written_by")
 _BUILD_MARKER = ".building"  # in a staging folder, locked while its build runs
 # What a staging folder may hold; a folder with anything else is not ours to delete.
@@ -131,9 +103,7 @@ class IndexExistsError(StoreError):
 def check_index_settings(settings: object) -> Settings:
     """``settings`` if an index can hold them: a :class:`~neardup_lab.engine.settings.Settings` as is.
 
-    An index verifies every match with the exact Jaccard similarity, keeps
-    full signatures and every document, so ``verify``, ``bbits`` and
-    ``keeper`` must keep their defaults; anything else is a ValueError.
+    ``verify``, ``bbits`` and ``keeper`` must keep their defaults; anything else is a ValueError.
 
     >>> check_index_settings(Settings(verify="estimate"))
     Traceback (most recent call last):
@@ -162,10 +132,8 @@ _FIXED = {"verify": "exact", "bbits": None, "keeper": "first"}
 def atomic_writer(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
     """Open a temporary file next to ``path``; on success fsync it and rename it to ``path``.
 
-    If the block raises, the temporary file is removed and ``path`` is left
-    as it was. Readers never see a half-written file. Text is UTF-8; a
-    character UTF-8 cannot hold (a lone surrogate from an undecodable file
-    name) is written as a backslash escape.
+    If the block raises, the temporary file is removed and ``path`` is left as it was. Text is
+    UTF-8; a lone surrogate (from an undecodable file name) is written as a backslash escape.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -221,8 +189,8 @@ class OnDisk(NamedTuple):
 def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -> OnDisk:
     """Create the index ``folder`` (which must not exist) holding ``arrays``: all of it or nothing.
 
-    It is built in a staging folder next to ``folder`` and renamed into place;
-    staging folders that killed builds left there are removed first.
+    It is built in a staging folder next to ``folder`` and renamed into place; staging folders
+    that killed builds left there are removed first.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -299,8 +267,6 @@ def _header(arrays: dict[str, np.ndarray], settings: Settings, generation: int) 
 def _write_generation(
     folder: Path, generation: int, arrays: dict[str, np.ndarray], settings: Settings
 ) -> bytes:
-    from .. import __version__
-
     data_name = _data_name(generation)
     header = _header(arrays, settings, generation)
     with atomic_writer(folder / data_name, binary=True) as f:
@@ -338,9 +304,7 @@ def _sha256_of(f: IO[bytes]) -> str:
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``folder/.lock`` (POSIX); released when the process ends."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: rely on the generation check alone
+    if fcntl is None:
         yield
         return
     fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
@@ -389,9 +353,7 @@ def _mark_as_building(staging: Path) -> int | None:
     dead builds never finds it unlocked while this build lives; the lock ends
     with the process, however it dies. Without ``fcntl`` there is no marker.
     """
-    try:
-        import fcntl
-    except ImportError:
+    if fcntl is None:
         return None
     fd, tmp = tempfile.mkstemp(prefix=".tmp-building-", dir=staging)
     try:
@@ -410,22 +372,19 @@ def _remove_dead_builds(parent: Path) -> None:
     Only a folder named ``.tmp-*`` that holds nothing but files a build
     writes, and whose build marker no living process has locked, is removed.
     """
+    if fcntl is None:
+        return
     try:
-        import fcntl
-
-        entries = [
-            Path(e.path)
-            for e in os.scandir(parent)
-            if e.name.startswith(".tmp-") and e.is_dir(follow_symlinks=False)
-        ]
-    except (ImportError, OSError):
+        found = os.scandir(parent)
+        entries = [e.path for e in found if e.name.startswith(".tmp-") and e.is_dir(follow_symlinks=False)]
+    except OSError:
         return
     for entry in entries:
-        if _is_dead_build(entry, fcntl):
+        if _is_dead_build(Path(entry)):
             shutil.rmtree(entry, ignore_errors=True)
 
 
-def _is_dead_build(folder: Path, fcntl: object) -> bool:
+def _is_dead_build(folder: Path) -> bool:
     try:
         names = os.listdir(folder)
         age = time.time() - os.stat(folder).st_mtime
@@ -442,7 +401,7 @@ def _is_dead_build(folder: Path, fcntl: object) -> bool:
     except OSError:
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[attr-defined]
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         # Still this folder's marker, not one a finished build renamed away meanwhile.
         return os.path.samestat(os.fstat(fd), os.stat(marker, follow_symlinks=False))
     except OSError:
@@ -653,10 +612,7 @@ def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
         if not isinstance(written, dict):
             raise ValueError("not a JSON object")
     except ValueError as err:
-        raise CorruptIndexError(
-            f"the data file {data_file} of the index {shown} has a damaged header ({err}); "
-            "restore the index from a backup or rebuild it"
-        ) from None
+        raise _damaged(shown, f"the header of its data file {data_file} ({err})") from None
     said = _flatten({key: meta[key] for key in _HEADER_KEYS})
     wrote = _flatten({key: written.get(key) for key in _HEADER_KEYS})
     for name in [*said, *(n for n in wrote if n not in said)]:
@@ -684,22 +640,17 @@ def _load_data(data_path: Path, sha256: str, shown: str) -> tuple[dict[str, np.n
         ) from None
     with f:
         if _sha256_of(f) != sha256:
-            raise CorruptIndexError(
-                f"the data file {data_path.name} of the index {shown} does not match the checksum in "
-                f"{META_NAME}: it was damaged or replaced; restore the index from a backup or rebuild it"
-            )
+            raise _damaged(shown, f"{data_path.name} does not match the checksum in {META_NAME}")
         f.seek(0)
         if f.read(4) != b"PK\x03\x04":
-            raise CorruptIndexError(
-                f"the data file of the index {shown} is not a .npz archive; it is damaged"
-            )
+            raise _damaged(shown, "its data file is not a .npz archive")
         try:  # _check_members refuses object arrays before allow_pickle=False has to
             _check_members(f, os.fstat(f.fileno()).st_size, shown)
             f.seek(0)
             with np.load(f, allow_pickle=False) as npz:
                 members = {name: npz[name] for name in (*ARRAYS, _HEADER)}
         except (ValueError, zipfile.BadZipFile, OSError, EOFError, zlib.error, KeyError) as err:
-            raise CorruptIndexError(f"the data file of the index {shown} is damaged: {err}") from None
+            raise _damaged(shown, f"its data file: {err}") from None
     header = members.pop(_HEADER)
     return members, header
 

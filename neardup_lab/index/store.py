@@ -1,19 +1,12 @@
 """A saved near-duplicate index, for documents that arrive in batches.
 
 A :class:`SavedIndex` keeps, for every document it has seen, its id and what
-:func:`~neardup_lab.engine.pipeline.prepare` makes of it: a 128-bit key of its
-normalised text (to tell exact copies apart), its sorted distinct shingle ids
-(so matches are verified with the *exact* Jaccard similarity, not an
-estimate) and its MinHash signature. Adding a batch queries each new
-document against the index *and* against the earlier documents of the same
-batch before inserting it.
-
-The steps are the pipeline's own: :func:`~neardup_lab.engine.pipeline.prepare`
-signs a batch, :func:`~neardup_lab.lsh.band_hashes` keys its bands, and
-:func:`~neardup_lab.engine.verify.jaccard_of_pairs` checks every candidate pair of
-the batch at once. Band tables are not stored: they are rebuilt from the
-signatures (one sort per band). How an index lies on disk, and how it is
-written atomically and read defensively, is :mod:`~neardup_lab.index.fileformat`.
+:func:`~neardup_lab.engine.pipeline.prepare` makes of it: a 128-bit key of its normalised text
+(exact copies), its sorted distinct shingle ids (matches are verified with the *exact* Jaccard
+similarity) and its MinHash signature. Adding a batch queries each new document against the
+index *and* the earlier documents of the batch before inserting it. Band tables are not stored
+but rebuilt from the signatures (one sort per band). How an index lies on disk is
+:mod:`~neardup_lab.index.fileformat`.
 
 >>> import tempfile, os
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -57,16 +50,9 @@ from .fileformat import (
     write_update,
 )
 
-__all__ = [
-    "Match",
-    "SavedIndex",
-    "StoreError",
-    "CorruptIndexError",
-    "IndexVersionError",
-    "SettingsMismatchError",
-    "IndexBusyError",
-    "IndexExistsError",
-]
+# The errors of the file format are raised through SavedIndex, so they are importable from here too.
+__all__ = ["Match", "SavedIndex", "StoreError", "CorruptIndexError", "IndexVersionError"]
+__all__ += ["SettingsMismatchError", "IndexBusyError", "IndexExistsError"]
 
 
 @dataclass(frozen=True)
@@ -201,13 +187,10 @@ class SavedIndex:
     def add(self, ids: Sequence[str], texts: Sequence[str], *, progress: bool = False) -> list[list[Match]]:
         """Insert a batch; return, for each document, its matches found *before* it was inserted.
 
-        Each document is compared with the index and with the earlier
-        documents of the same batch (query before insert), so a copy inside
-        one batch is found too. Every document is inserted, duplicates
-        included, so later batches are compared with them as well (an exact
-        copy is represented by the first document with its normalised text,
-        and matches name that one). Ids must be new and unique; otherwise
-        nothing is inserted.
+        Each document is compared with the index and the earlier documents of its batch, so a copy
+        inside one batch is found too. Every document is inserted, duplicates included (an exact copy
+        is represented by the first document with its normalised text, and matches name that one).
+        Ids must be new and unique; otherwise nothing is inserted.
 
         >>> index = SavedIndex(Settings(threshold=0.5, k=2))
         >>> found = index.add(["a", "b"], ["heavy rain in the city", "Heavy rain in the city!"])
@@ -218,16 +201,18 @@ class SavedIndex:
         batch = prepare_many(texts, self.settings, progress=progress)
         sets = _stack(self._sets, batch.sets)
         found = self._matches(batch, ids, sets)
+        self._insert(ids, batch.keys, sets, np.concatenate([self._signatures, batch.signatures]))
+        return found
+
+    def _insert(self, ids: list[str], keys: list[bytes], sets: IdSets, signatures: np.ndarray) -> None:
+        """Append documents; ``sets`` and ``signatures`` are those of the whole index after it."""
         start = len(self)
         self._ids.extend(ids)
         self._id_set.update(ids)
-        self._keys.extend(batch.keys)
-        for offset, key in enumerate(batch.keys):
+        self._keys.extend(keys)
+        for offset, key in enumerate(keys):
             self._first_by_key.setdefault(key, start + offset)
-        self._sets = sets
-        self._signatures = np.concatenate([self._signatures, batch.signatures])
-        self._table = None
-        return found
+        self._sets, self._signatures, self._table = sets, signatures, None
 
     def _check_new_ids(self, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
         if isinstance(ids, (str, bytes)):
@@ -319,12 +304,9 @@ class SavedIndex:
     def save(self, path: str | os.PathLike) -> None:
         """Write the index to the folder ``path`` atomically.
 
-        A new index (made with ``SavedIndex(...)``) goes to a path that must
-        not exist yet; an opened index can only be saved back where it was
-        opened, and only if no other run changed it meanwhile. On any error
-        the folder is left exactly as it was. What killed runs left behind is
-        removed (see :func:`~neardup_lab.index.fileformat.write_new` and
-        :func:`~neardup_lab.index.fileformat.write_update`).
+        A new index goes to a path that must not exist yet; an opened index only back where it was
+        opened, and only if no other run changed it meanwhile. On any error the folder is left as it
+        was (:func:`~neardup_lab.index.fileformat.write_new`, :func:`~.fileformat.write_update`).
 
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as tmp:
@@ -346,12 +328,9 @@ class SavedIndex:
     def open(cls, path: str | os.PathLike, expect: Mapping[str, object] | None = None) -> SavedIndex:
         """Load a saved index; check its format, checksum, arrays and, if given, settings.
 
-        ``expect`` maps setting names (fields of
-        :class:`~neardup_lab.engine.settings.Settings`) to the values the caller
-        needs; any difference raises :class:`SettingsMismatchError`. Nothing
-        on disk is changed. Raises the errors of
-        :func:`~neardup_lab.index.fileformat.read_index`, with a message that says
-        what is wrong and what to do.
+        ``expect`` maps setting names to the values the caller needs; any difference raises
+        :class:`SettingsMismatchError`. Nothing on disk is changed. Raises the errors of
+        :func:`~neardup_lab.index.fileformat.read_index`, saying what is wrong and what to do.
 
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as tmp:
@@ -365,13 +344,9 @@ class SavedIndex:
         settings, arrays, disk = read_index(Path(path))
         _check_expected(settings, expect or {}, disk.folder.as_posix())
         index = cls(settings)
-        index._ids = arrays["ids"].tolist()
-        index._id_set = set(index._ids)
-        index._keys = [row.tobytes() for row in arrays["exact_keys"].astype("<u8")]
-        for position, key in enumerate(index._keys):
-            index._first_by_key.setdefault(key, position)
-        index._sets = IdSets(arrays["shingle_ids"], arrays["shingle_offsets"])
-        index._signatures = arrays["signatures"]
+        keys = [row.tobytes() for row in arrays["exact_keys"].astype("<u8")]
+        sets = IdSets(arrays["shingle_ids"], arrays["shingle_offsets"])
+        index._insert(arrays["ids"].tolist(), keys, sets, arrays["signatures"])
         index._disk = disk
         return index
 

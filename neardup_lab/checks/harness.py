@@ -1,4 +1,14 @@
-"""The machinery shared by every lab's checks: cases, reports, the tally."""
+"""The machinery shared by every lab's checks: cases, reports, the tally.
+
+A lab module describes each case as a :class:`Case` (what to call, what should come back) and
+hands the list to :func:`run_check`, which runs them, prints the report and records the result
+in :data:`TALLY`. The judges (:func:`judge_equal`, :func:`same_float`, :func:`same_set`) and the
+container rules (:func:`as_set`, :func:`as_sequence`) say what is wrong with an answer.
+
+>>> result = run_check("check_demo", abs, [Case("negative", "x=-2", call_on_copies(abs, -2), 2)])
+PASS check_demo: all 1 cases pass
+>>> del TALLY["check_demo"]
+"""
 
 from __future__ import annotations
 
@@ -236,7 +246,8 @@ class Summary:
         """Show nothing in a notebook: the summary was printed already."""
 
 
-_TALLY: dict[str, CheckResult] = {}
+#: The latest result of each check run so far, by check name; :func:`summary` reads it.
+TALLY: dict[str, CheckResult] = {}
 _WIDTH = 100  # report lines are wrapped to this width
 
 
@@ -256,7 +267,7 @@ def reset() -> None:
     no checks have run yet
     0
     """
-    _TALLY.clear()
+    TALLY.clear()
 
 
 def _lab_key(lab: str | int) -> str:
@@ -283,10 +294,10 @@ def summary(lab: str | int | None = None) -> Summary:
       FAIL check_measure_error: not run yet (run its cell)
     1
     """
-    names = list(LABS[_lab_key(lab)]) if lab is not None else list(_TALLY)
+    names = list(LABS[_lab_key(lab)]) if lab is not None else list(TALLY)
     passed, failing, not_run = [], {}, []
     for name in names:
-        result = _TALLY.get(name)
+        result = TALLY.get(name)
         if result is None:
             not_run.append(name)
         elif result.passed:
@@ -315,14 +326,14 @@ def grade(lab: str | int, namespace: Mapping[str, Any]) -> Summary:
     """
     key = _lab_key(lab)
     for check_name in LABS[key]:
-        _TALLY.pop(check_name, None)
+        TALLY.pop(check_name, None)
     for check_name, answer in LABS[key].items():
         if answer in namespace:
             getattr(import_module("neardup_lab.checks"), check_name)(namespace[answer])
         else:
             result = CheckResult(check_name, passed=False, missing=f"not defined: {answer}")
             print(result.headline())
-            _TALLY[check_name] = result
+            TALLY[check_name] = result
     return summary(key)
 
 
@@ -330,8 +341,12 @@ def grade(lab: str | int, namespace: Mapping[str, Any]) -> Summary:
 
 
 @dataclass
-class _Case:
-    """One case: ``call`` runs the student's code; ``judge`` says what is wrong, or None."""
+class Case:
+    """One case: ``call`` runs the student's code; ``judge`` says what is wrong, or None.
+
+    >>> Case("empty text", "text=''", call_on_copies(len, ""), 0).expected
+    0
+    """
 
     name: str
     input: str
@@ -347,8 +362,14 @@ class _NotReady(Exception):
     """Raised inside a case to stop the check: the answer is not there yet."""
 
 
-def _show(value: Any, limit: int = _SHOW_LIMIT) -> str:
-    """A short, deterministic picture of a value: sets sorted, long text cut."""
+def show_value(value: Any, limit: int = _SHOW_LIMIT) -> str:
+    """A short, deterministic picture of a value: sets sorted, long text cut.
+
+    >>> show_value({"b", "a"})
+    "{'a', 'b'}"
+    >>> show_value("x" * 300, limit=5)
+    "'xxxx ... (297 more characters)"
+    """
     if isinstance(value, (set, frozenset)):
         if not value:
             return "set()"
@@ -366,8 +387,12 @@ def _show(value: Any, limit: int = _SHOW_LIMIT) -> str:
     return text
 
 
-def _answer_name(check_name: str) -> str:
-    """The notebook name of the answer a check takes, from :data:`LABS`."""
+def answer_name(check_name: str) -> str:
+    """The notebook name of the answer a check takes, from :data:`LABS`.
+
+    >>> answer_name("check_jaccard")
+    'my_jaccard'
+    """
     return next((names[check_name] for names in LABS.values() if check_name in names), "your answer")
 
 
@@ -375,12 +400,18 @@ def _name_of(obj: Any) -> str:
     return getattr(obj, "__name__", None) or type(obj).__name__
 
 
-def _run(check_name: str, target: Any, cases: list[_Case], notes: list[str] | None = None) -> CheckResult:
-    """Run ``cases``, print the report, record and return the result."""
+def run_check(check_name: str, target: Any, cases: list[Case], notes: list[str] | None = None) -> CheckResult:
+    """Run ``cases``, print the report, record and return the result.
+
+    >>> _ = run_check("check_demo", ..., [])
+    FAIL check_demo: not answered yet: your answer
+        hint:     replace `...` with your answer, then run that cell and this one again.
+    >>> del TALLY["check_demo"]
+    """
     result = CheckResult(check_name, passed=False, cases=len(cases))
     try:
         if target is Ellipsis or target is None:
-            raise _NotReady(f"not answered yet: {_answer_name(check_name)}")
+            raise _NotReady(f"not answered yet: {answer_name(check_name)}")
         for case in cases:
             _run_case(case, _name_of(target), result)
     except _NotReady as missing:
@@ -390,14 +421,14 @@ def _run(check_name: str, target: Any, cases: list[_Case], notes: list[str] | No
     if any(f.detail.startswith("return a") for f in result.failures):
         result.notes.append(CONTAINER_RULE)
     print(result.report())
-    _TALLY[check_name] = result
+    TALLY[check_name] = result
     return result
 
 
-def _run_case(case: _Case, target: str, result: CheckResult) -> None:
+def _run_case(case: Case, target: str, result: CheckResult) -> None:
     expected = case.shown_expected
     if expected is None:
-        expected = f"raises {case.raises.__name__}" if case.raises else _show(case.expected)
+        expected = f"raises {case.raises.__name__}" if case.raises else show_value(case.expected)
     try:
         got = case.call()
     except _NotReady:
@@ -417,7 +448,7 @@ def _run_case(case: _Case, target: str, result: CheckResult) -> None:
         return
     if case.raises is not None:
         result.failures.append(
-            Failure(case.name, case.input, expected, f"returned {_show(got)}, raised nothing", case.hint)
+            Failure(case.name, case.input, expected, f"returned {show_value(got)}, raised nothing", case.hint)
         )
         return
     if got is None and case.expected is not None:
@@ -425,7 +456,7 @@ def _run_case(case: _Case, target: str, result: CheckResult) -> None:
             Failure(case.name, case.input, expected, "None", "the function returned nothing: add a `return`")
         )
         return
-    judge = case.judge or _equal(case.expected)
+    judge = case.judge or judge_equal(case.expected)
     try:
         problem = judge(got)
     except Exception as exc:  # an answer of a shape the judge cannot read
@@ -438,28 +469,43 @@ def _run_case(case: _Case, target: str, result: CheckResult) -> None:
         )
         problem = note if problem is None else f"{problem}; {note}" if problem else note
         hint = case.hint or "Leave the arguments as they came."
-        result.failures.append(Failure(case.name, case.input, expected, _show(got), hint, problem))
+        result.failures.append(Failure(case.name, case.input, expected, show_value(got), hint, problem))
     elif problem is not None:
-        result.failures.append(Failure(case.name, case.input, expected, _show(got), case.hint, problem))
+        result.failures.append(Failure(case.name, case.input, expected, show_value(got), case.hint, problem))
 
 
 # ------------------------------------------------------------- comparisons
 
 
-def _equal(expected: Any) -> Callable[[Any], str | None]:
-    """Judge that passes when the answer equals ``expected`` (floats: to 1e-9)."""
+def judge_equal(expected: Any) -> Callable[[Any], str | None]:
+    """Judge that passes when the answer equals ``expected`` (floats: to 1e-9).
+
+    A judge returns None when the answer is right, else what is wrong ("" if nothing more to say).
+
+    >>> judge_equal(0.5)(0.5 + 1e-12) is None
+    True
+    >>> judge_equal({1, 2})({1})
+    'missing 1: {2}'
+    """
 
     def judge(got: Any) -> str | None:
         if isinstance(expected, (set, frozenset)):
-            return _same_set(got, expected)
+            return same_set(got, expected)
         if isinstance(expected, float):
-            return _same_float(got, expected)
+            return same_float(got, expected)
         return None if got == expected else ""
 
     return judge
 
 
-def _same_float(got: Any, expected: float, tol: float = 1e-9) -> str | None:
+def same_float(got: Any, expected: float, tol: float = 1e-9) -> str | None:
+    """None when ``got`` is a number within ``tol`` of ``expected``, else what is wrong.
+
+    >>> same_float(0.1 + 0.2, 0.3) is None
+    True
+    >>> same_float("0.3", 0.3)
+    'expected a number, got a str'
+    """
     if isinstance(got, bool) or not isinstance(got, numbers.Real):
         return f"expected a number, got a {type(got).__name__}"
     if math.isclose(float(got), expected, rel_tol=tol, abs_tol=1e-12):
@@ -467,7 +513,12 @@ def _same_float(got: Any, expected: float, tol: float = 1e-9) -> str | None:
     return ""
 
 
-def _same_set(got: Any, expected: set) -> str | None:
+def same_set(got: Any, expected: set) -> str | None:
+    """None when ``got`` is a set equal to ``expected``, else what is missing and what is extra.
+
+    >>> same_set({1, 3}, {1, 2})
+    'missing 1: {2}; unexpected 1: {3}'
+    """
     if not isinstance(got, (set, frozenset)):
         return f"return a set, not a {type(got).__name__}"
     if got == expected:
@@ -475,9 +526,9 @@ def _same_set(got: Any, expected: set) -> str | None:
     missing, extra = expected - got, got - expected
     parts = []
     if missing:
-        parts.append(f"missing {len(missing)}: {_show(set(missing), 120)}")
+        parts.append(f"missing {len(missing)}: {show_value(set(missing), 120)}")
     if extra:
-        parts.append(f"unexpected {len(extra)}: {_show(set(extra), 120)}")
+        parts.append(f"unexpected {len(extra)}: {show_value(set(extra), 120)}")
     return "; ".join(parts)
 
 
@@ -500,8 +551,13 @@ def _same_value(a: Any, b: Any) -> bool:
         return False
 
 
-class _Call:
-    """Calls ``func`` on fresh copies of the arguments and notes whether it changed them."""
+class CallOnCopies:
+    """Calls ``func`` on fresh copies of the arguments and notes whether it changed them.
+
+    >>> call = CallOnCopies(list.pop, ([1, 2],), {})
+    >>> call(), call.changed
+    (2, 'argument 1')
+    """
 
     def __init__(self, func: Callable, args: tuple, kwargs: dict) -> None:
         self.func, self.args, self.kwargs = func, _copy(args), _copy(kwargs)
@@ -519,8 +575,13 @@ class _Call:
             self.changed = " and ".join(changed)
 
 
-def _call(func: Callable, *args: Any, **kwargs: Any) -> _Call:
-    return _Call(func, args, kwargs)
+def call_on_copies(func: Callable, *args: Any, **kwargs: Any) -> CallOnCopies:
+    """The ``call`` of a :class:`Case`: ``func(*args, **kwargs)`` on copies, so a case cannot be spoilt.
+
+    >>> call_on_copies(sorted, [3, 1])()
+    [1, 3]
+    """
+    return CallOnCopies(func, args, kwargs)
 
 
 # ------------------------------------------------------- container rules
@@ -533,15 +594,31 @@ CONTAINER_RULE = (
 )
 
 
-def _as_set(got: Any, what: str = "a set") -> set:
-    """``got`` as a set, or ValueError naming what came back instead."""
+def as_set(got: Any, what: str = "a set") -> set:
+    """``got`` as a set, or ValueError naming what came back instead.
+
+    >>> as_set(frozenset({1}))
+    {1}
+    >>> as_set([1])
+    Traceback (most recent call last):
+    ...
+    ValueError: return a set (set or frozenset), not a list
+    """
     if isinstance(got, (set, frozenset)):
         return set(got)
     raise ValueError(f"return {what} (set or frozenset), not a {type(got).__name__}")
 
 
-def _as_sequence(got: Any, what: str = "a list") -> Sequence | np.ndarray:
-    """``got`` if it is a list, tuple or numpy array, else ValueError naming what came back."""
+def as_sequence(got: Any, what: str = "a list") -> Sequence | np.ndarray:
+    """``got`` if it is a list, tuple or numpy array, else ValueError naming what came back.
+
+    >>> as_sequence((1, 2))
+    (1, 2)
+    >>> as_sequence(iter([1]))
+    Traceback (most recent call last):
+    ...
+    ValueError: return a list, not a list_iterator: it can be read only once and has no len()
+    """
     if isinstance(got, (list, tuple, np.ndarray)):
         return got
     if isinstance(got, Iterator) or type(got).__name__ == "generator":
@@ -582,12 +659,21 @@ def grading() -> bool:
     return _GRADING[0]
 
 
-def _article(seed: int, n_words: int = 60) -> str:
+def sample_article(seed: int, n_words: int = 60) -> str:
+    """The synthetic article many cases start from: ``make_article(seed=seed, n_words=n_words)``.
+
+    >>> sample_article(1, 5).startswith("Said Ziobai On Were The")
+    True
+    """
     return make_article(seed=seed, n_words=n_words)
 
 
-def _article_input(seed: int, n_words: int = 60, **params: Any) -> str:
+def sample_article_input(seed: int, n_words: int = 60, **params: Any) -> str:
+    """How a report shows a case whose input is :func:`sample_article` (plus other parameters).
+
+    >>> sample_article_input(1, 5, k=3).startswith("text=make_article(seed=1, n_words=5) (begins ")
+    True
+    """
     extra = "".join(f", {k}={v!r}" for k, v in params.items())
-    return (
-        f"text=make_article(seed={seed}, n_words={n_words}) (begins {_article(seed, n_words)[:30]!r}){extra}"
-    )
+    begins = sample_article(seed, n_words)[:30]
+    return f"text=make_article(seed={seed}, n_words={n_words}) (begins {begins!r}){extra}"

@@ -1,0 +1,176 @@
+"""What the subcommands of ``neardup-lab`` share: exit codes, value parsers, option builders.
+
+The value parsers (:func:`number`, :func:`whole`, :func:`jobs`, :func:`byte_size`) turn
+one command-line word into a value or raise ``argparse.ArgumentTypeError`` with the
+reason; ranges of settings are left to :class:`~neardup_lab.engine.settings.Settings`.
+
+>>> byte_size("10M"), whole("7")
+(10000000, 7)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from .. import limits
+from ..engine.settings import SHINGLE_KINDS, Settings
+from ..minhash import SCHEMES
+
+__all__ = [
+    "EXIT_OK",
+    "EXIT_SKIPPED",
+    "EXIT_ERROR",
+    "CLI_SCHEMES",
+    "number",
+    "whole",
+    "jobs",
+    "byte_size",
+    "add_command",
+    "add_max_bytes",
+    "add_hash_options",
+    "given_settings",
+]
+
+#: 0: everything was read and done; 1: done, but some inputs were skipped; 2: usage or fatal error.
+EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
+#: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
+CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
+
+
+def _echo(text: str) -> str:
+    """``text`` quoted for an error message, cut short when it is long."""
+    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
+
+
+def number(text: str, kind: type[float] | type[int] = float) -> float:
+    """A number (``kind=int``: a whole one).
+
+    >>> number("0.7"), number("128", int)
+    (0.7, 128)
+    """
+    try:
+        return kind(text)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"expected {what}, got {_echo(text)}") from None
+
+
+def whole(text: str) -> int:
+    """A whole number, as for :func:`number`.
+
+    >>> whole("-3")
+    -3
+    """
+    return int(number(text, int))
+
+
+def jobs(text: str) -> int:
+    """A number of workers: 1 to :data:`~neardup_lab.limits.MAX_JOBS`, or -1 for all cores.
+
+    >>> jobs("-1")
+    -1
+    """
+    value = whole(text)
+    if value == 0 or value < -1:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of workers, or -1 for all cores; got {text}"
+        )
+    if value > limits.MAX_JOBS:  # every worker is started up front: a typo must not start thousands
+        raise argparse.ArgumentTypeError(
+            f"must be at most {limits.MAX_JOBS}, got {text}; -1 uses every core of this machine"
+        )
+    return value
+
+
+def byte_size(text: str) -> int:
+    """``10000000``, ``10_000_000``, ``10M``, ``10MB``, ``512k``: bytes (decimal units); 0 for no limit.
+
+    >>> byte_size("512k"), byte_size("0")
+    (512000, 0)
+    """
+    units = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
+    raw = text.strip().lower().removesuffix("b")
+    digits, unit = (raw[:-1], raw[-1]) if raw and raw[-1] in "kmg" else (raw, "")
+    try:
+        value = int(digits) * units[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of bytes such as 10000000 or 10M (0 for no limit), got {text!r}"
+        ) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def add_command(commands: Any, name: str, help_text: str, description: str, epilog: str | None = None) -> Any:
+    """Add the subcommand ``name`` to ``commands`` (a subparsers action); its help keeps the epilog's lines.
+
+    >>> commands = argparse.ArgumentParser().add_subparsers()
+    >>> add_command(commands, "info", "print it", "Print it.").prog.endswith("info")
+    True
+    """
+    return commands.add_parser(
+        name,
+        help=help_text,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def add_max_bytes(group: Any, what: str, note: str = "") -> None:
+    """Add ``--max-bytes N`` to ``group``: refuse ``what`` larger than N bytes (``note``: more help).
+
+    >>> p = argparse.ArgumentParser()
+    >>> add_max_bytes(p, "a file")
+    >>> p.parse_args(["--max-bytes", "1k"]).max_bytes
+    1000
+    """
+    group.add_argument(
+        "--max-bytes",
+        type=byte_size,
+        default=limits.DEFAULT_MAX_BYTES,
+        metavar="N",
+        help=f"refuse {what} larger than N bytes (default: {limits.DEFAULT_MAX_BYTES}; 0: no limit)" + note,
+    )
+
+
+def add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:
+    """Options named after the fields of :class:`~neardup_lab.engine.settings.Settings`, which checks them.
+
+    >>> p = argparse.ArgumentParser()
+    >>> add_hash_options(p, from_index=False)
+    >>> given_settings(p.parse_args(["-k", "3", "--threshold", "0.7"]))
+    {'threshold': 0.7, 'k': 3}
+    """
+    defaults = {f.name: f.default for f in dataclasses.fields(Settings)}
+    title = "settings (stored in the index; give one only to check it matches)" if from_index else None
+    g = p.add_argument_group(title or "similarity and hashing")
+
+    def default(name: str) -> str:
+        return "" if from_index else f" (default: {defaults[name]})"
+
+    similar = "Jaccard similarity from which two documents are duplicates"
+    g.add_argument("--threshold", type=number, metavar="T", help=similar + default("threshold"))
+    size = "words (or characters) per shingle" + default("k")
+    g.add_argument("-k", "--shingle-size", dest="k", type=whole, metavar="K", help=size)
+    g.add_argument("--shingle", choices=SHINGLE_KINDS, help="shingle kind" + default("shingle"))
+    length = "MinHash signature length" + default("num_perm")
+    g.add_argument("--num-perm", type=whole, metavar="P", help=length)
+    banding = "" if from_index else "; default: optimal_params for the threshold, favouring recall"
+    g.add_argument("--bands", type=whole, metavar="B", help="LSH bands (give with --rows)" + banding)
+    g.add_argument("--rows", type=whole, metavar="R", help="LSH rows per band (give with --bands)")
+    g.add_argument("--seed", type=whole, metavar="S", help="seed of the hash functions" + default("seed"))
+    g.add_argument("--scheme", choices=CLI_SCHEMES, help="MinHash hash family" + default("scheme"))
+
+
+def given_settings(args: argparse.Namespace) -> dict[str, object]:
+    """The settings typed on the command line, by their names in :class:`~.settings.Settings`.
+
+    >>> given_settings(argparse.Namespace(threshold=0.7, k=None))
+    {'threshold': 0.7}
+    """
+    names = [f.name for f in dataclasses.fields(Settings)]
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}

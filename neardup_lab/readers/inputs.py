@@ -1,0 +1,140 @@
+"""Reading a list of inputs of any format: the reader each one needs, and one report of them all."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from .delimited import read_csv
+from .files import check_inputs, detect_format, display
+from .jsonl import read_jsonl
+from .parquet import read_parquet
+from .records import BlankLine, Document, InputError, InputFile, OtherFile, Problem, ReadOptions, ReadReport
+from .text_files import ReadAlready, read_folder, read_txt_file
+
+
+def _read_any(
+    path: str | os.PathLike, fmt: str, options: ReadOptions, seen: ReadAlready
+) -> Iterator[Document | Problem | BlankLine | OtherFile]:
+    """Every item of one input, with the reader its format needs."""
+    path = os.fspath(path)
+    if not os.path.lexists(path):
+        raise InputError(f"no such file or folder: {display(path)}")
+    kind, source = detect_format(path, fmt), display(path)
+    if os.path.isdir(path):
+        if kind != "txt":
+            raise InputError(f"{source} is a folder; only folders of .txt files can be read")
+        yield from read_folder(path, options.encoding, options.max_bytes, seen)
+        return
+    again = seen.file(os.path.realpath(path), source)
+    if again or kind == "txt":
+        yield again or read_txt_file(path, source, options.encoding, options.max_bytes)
+    else:
+        yield from {"jsonl": read_jsonl, "csv": read_csv, "parquet": read_parquet}[kind](path, options)
+
+
+def iter_records(
+    path: str | os.PathLike, *, fmt: str = "auto", **options: Any
+) -> Iterator[Document | Problem]:
+    """Yield a :class:`~neardup_lab.readers.Document` or a
+    :class:`~neardup_lab.readers.Problem` for every record of one input, in order.
+
+    ``fmt`` and the ``options`` are those of :func:`read_inputs`. Blank lines and non-``.txt``
+    files in folders are passed over here; :func:`read_inputs` counts them, and checks that no
+    two documents share an id.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with open(os.path.join(tmp, "a.csv"), "w", encoding="utf-8") as f:
+    ...         _ = f.write("id,text\\n1,heavy rain\\n2\\n")
+    ...     [type(r).__name__ for r in iter_records(os.path.join(tmp, "a.csv"))]
+    ['Document', 'Problem']
+    """
+    for item in _read_any(path, fmt, ReadOptions(**options), ReadAlready()):
+        if isinstance(item, (Document, Problem)):
+            yield item
+
+
+def _check_id_options(kinds: Iterable[str], id_field: str | None, id_column: str | None) -> None:
+    """Refuse an id option that no input can use: it is a mistake, not a default."""
+    if id_field is not None and "jsonl" not in kinds:
+        raise InputError("--id-field names a field of JSONL records, but no input is a JSONL file")
+    if id_column is not None and not {"csv", "parquet"} & set(kinds):
+        raise InputError("--id-column names a CSV or Parquet column, but no input is a CSV or Parquet file")
+
+
+def _duplicate_id(doc: Document, first: Document) -> Problem:
+    where = first.id if first.line is None else f"{first.source}:{first.line}"
+    message = (
+        f"the id {doc.id!r} was given already to {where}; "
+        "ids must be unique, so this record was not read (give it its own id)"
+    )
+    return Problem(doc.source, doc.line, "duplicate-id", message)
+
+
+def read_inputs(
+    paths: Sequence[str | os.PathLike],
+    *,
+    fmt: str = "auto",
+    field: str = "text",
+    column: str = "text",
+    encoding: str = "utf-8",
+    max_bytes: int | None = None,
+    delimiter: str | None = None,
+    id_field: str | None = None,
+    id_column: str | None = None,
+    progress: Iterable | None = None,
+) -> ReadReport:
+    """Read every input into one :class:`~neardup_lab.readers.ReadReport`, in the order given.
+
+    ``fmt`` is a key of ``FORMATS`` or ``"auto"`` (by file name);
+    the text is in the JSONL ``field`` or the CSV/Parquet ``column``; ``id_field`` and
+    ``id_column`` name a record's own id; ``max_bytes`` (default
+    :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) refuses larger documents;
+    ``delimiter`` is the CSV delimiter (default ``,``, a tab for ``.tsv``).
+
+    Raises :class:`~neardup_lab.readers.InputError` before reading anything when an input
+    does not exist, is given twice, has a format that cannot be told or needs a package that is
+    missing, or when an option is wrong or an id option applies to no input. Per-record trouble
+    never raises: it becomes a Problem; so does a document whose id an earlier one has
+    (``duplicate-id``).
+
+    ``progress``, if given, is a callable taking an iterable and returning
+    one (such as ``tqdm``); records are passed through it.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     for name, text in [("a.txt", "heavy rain"), ("b.txt", ""), ("c.txt", "x\\x00y")]:
+    ...         with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+    ...             _ = f.write(text)
+    ...     report = read_inputs([tmp])
+    >>> len(report.documents), dict(report.skipped)
+    (2, {'binary': 1})
+    """
+    checked = check_inputs(paths)
+    options = ReadOptions(field, column, encoding, max_bytes, delimiter, id_field, id_column)
+    # fail on an unknown format or a missing package before anything is read
+    kinds = {display(p): detect_format(p, fmt) for p in checked}
+    _check_id_options(kinds.values(), id_field, id_column)
+    report = ReadReport()
+    report.sources = {display(p): InputFile(p, kinds[display(p)]) for p in checked if not os.path.isdir(p)}
+    first_with: dict[str, Document] = {}  # each id, and the document that has it
+    read_already = ReadAlready()
+    for p in checked:
+        items: Iterable = _read_any(p, fmt, options, read_already)
+        for item in progress(items) if progress is not None else items:
+            if isinstance(item, Document):
+                if item.id in first_with:
+                    report.problems.append(_duplicate_id(item, first_with[item.id]))
+                else:
+                    first_with[item.id] = item
+                    report.documents.append(item)
+            elif isinstance(item, Problem):
+                report.problems.append(item)
+            elif isinstance(item, BlankLine):
+                report.blank_lines += 1
+            else:
+                report.other_files += 1
+    report.input_files = set(read_already.files)
+    return report

@@ -1,0 +1,143 @@
+"""JSONL files: one JSON object a line, its text in a field, its id ``path:line`` or its own."""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from .. import limits
+from .files import Cursor, display, read_guarded, undecodable
+from .records import LIMIT_HINT, BlankLine, Document, Problem, ReadOptions, describe, own_id, record_document
+
+
+def _line_limit(max_bytes: int) -> int:
+    """Longest JSONL line read, in bytes (0: no limit): JSON may spell a character in six bytes
+    (``\\u0001``), and a record holds other fields too; a longer line cannot be a document."""
+    return 6 * max_bytes + 1_000_000 if max_bytes else 0
+
+
+def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """Each line of a JSONL file as ``(number, bytes)``, 1-based, the bytes as read.
+
+    A UTF-8 byte-order mark before the first line is left out. A line too
+    long to hold a document of ``max_bytes`` (default
+    :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) comes as ``(number, None)``
+    and is passed over in bounded steps, never held in memory.
+
+    >>> import io
+    >>> list(jsonl_lines(io.BytesIO(b'{"text": "a"}\\n\\n{"text": "b"}')))
+    [(1, b'{"text": "a"}\\n'), (2, b'\\n'), (3, b'{"text": "b"}')]
+    """
+    limit = _line_limit(limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+    number = 0
+    while True:
+        line = f.readline(limit + 1) if limit else f.readline()
+        if not line:
+            return
+        number += 1
+        if limit and len(line) > limit and not line.endswith(b"\n"):
+            while True:  # pass over the rest of the line in bounded steps
+                rest = f.readline(limits.SKIP_STEP)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None
+            continue
+        if number == 1 and line.startswith(codecs.BOM_UTF8):
+            line = line[len(codecs.BOM_UTF8) :]
+        yield number, line
+
+
+_ABSENT = object()
+
+
+def record_value(record: dict, path: str) -> object:
+    """The value at ``path`` in a JSON object: a key, or a dotted path into nested objects.
+
+    A key that holds dots itself is found first. Returns a private marker
+    (not None, which JSON may hold) when there is no such value; test it with
+    ``is``, as below.
+
+    >>> record = {"meta": {"id": 7}, "a.b": 1}
+    >>> record_value(record, "meta.id"), record_value(record, "a.b")
+    (7, 1)
+    >>> record_value(record, "meta.url") is record_value({}, "x")
+    True
+    """
+    if path in record:
+        return record[path]
+    value: object = record
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _ABSENT
+        value = value[part]
+    return value
+
+
+def _parse(line: str) -> tuple[object, str | None]:
+    """The value on one JSONL line and None, or None and why it cannot be read."""
+    try:
+        return json.loads(line), None
+    except json.JSONDecodeError as err:
+        return None, f"{err.msg} (column {err.colno})"
+    except RecursionError:
+        return None, "values are nested too deeply to read; flatten the record"
+    except ValueError as err:  # Python refuses to convert integers with too many digits
+        return None, f"cannot be read safely ({str(err).split(';')[0]}); store long numbers as strings"
+
+
+def _record(source: str, number: int, line: str, opts: ReadOptions) -> Document | Problem:
+    """One non-blank JSONL line as a Document, or the Problem that keeps it out."""
+    record, error = _parse(line)
+    if not isinstance(record, dict):
+        error = error or f"the line holds {describe(record)}, not a JSON object"
+        return Problem(source, number, "bad-json", error)
+    text = record_value(record, opts.field)
+    if text is _ABSENT:
+        keys = ", ".join(sorted(map(str, record))) or "none"
+        message = f"no field {opts.field!r} (fields: {keys}); choose the field with --field"
+        return Problem(source, number, "missing-field", message)
+    if not isinstance(text, str):
+        message = f"field {opts.field!r} holds {describe(text)}, not a string"
+        return Problem(source, number, "not-text", message)
+    doc_id = None
+    if opts.id_field is not None:
+        value = record_value(record, opts.id_field)
+        if value is _ABSENT:
+            message = f"no field {opts.id_field!r}; give every record an id, or leave out --id-field"
+            return Problem(source, number, "missing-id", message)
+        doc_id, error = own_id(value, f"field {opts.id_field!r}", "id-field")
+        if error is not None:
+            return Problem(source, number, "bad-id", error)
+    return record_document(source, number, text, opts.max_bytes, doc_id)
+
+
+def read_jsonl(path: str, options: ReadOptions) -> Iterator[Document | Problem | BlankLine]:
+    """Each line of the JSONL file at ``path`` as a Document, a Problem or a :class:`~.records.BlankLine`.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with open(os.path.join(tmp, "a.jsonl"), "w", encoding="utf-8") as f:
+    ...         _ = f.write('{"text": "heavy rain"}\\n\\n[1]\\n')
+    ...     [type(r).__name__ for r in read_jsonl(os.path.join(tmp, "a.jsonl"), ReadOptions())]
+    ['Document', 'BlankLine', 'Problem']
+    """
+    source, max_bytes = display(path), options.max_bytes
+    limit = _line_limit(max_bytes)
+
+    def read(f: BinaryIO, at: Cursor) -> Iterator[Document | Problem | BlankLine]:
+        for number, raw in jsonl_lines(f, max_bytes):
+            at.line = number + 1
+            if raw is None:
+                message = f"the line is longer than {limit} bytes, too long for a document of {max_bytes}"
+                yield Problem(source, number, "too-large", f"{message}; {LIMIT_HINT}")
+                continue
+            try:
+                line = raw.rstrip(b"\r\n").decode(options.encoding)
+            except UnicodeDecodeError as err:
+                yield undecodable(source, raw, err, options.encoding, first_line=number)
+                continue
+            yield BlankLine() if not line.strip() else _record(source, number, line, options)
+
+    return read_guarded(path, read, first_line=1)

@@ -1,0 +1,81 @@
+"""Parquet files (with the optional ``pyarrow``): one document a row, its text in a column.
+
+Rows are read in record batches of :data:`~neardup_lab.limits.PARQUET_BATCH_ROWS`; a row's id
+is ``path:row`` (1-based) or its own, from ``id_column``. A file ``pyarrow`` cannot read is
+``damaged``, one without the column ``missing-parquet-column``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from .. import limits
+from .files import NotRegular, display, open_problem, open_regular, optional_module
+from .records import Document, Problem, ReadOptions, describe, own_id, record_document
+
+
+def _damaged(source: str, row: int | None, err: Exception) -> Problem:
+    where = f"reading stopped at row {row}; the rows before it were read" if row else "no row was read"
+    return Problem(source, row, "damaged", f"cannot be read as Parquet ({err}); {where}")
+
+
+def _row(source: str, row: int, text: object, own: object, options: ReadOptions) -> Document | Problem:
+    """One Parquet row as a Document, or the Problem that keeps it out (``own``: its id column's value)."""
+    if not isinstance(text, str):
+        message = f"column {options.column!r} holds {describe(text)}, not a string"
+        return Problem(source, row, "not-text", message)
+    doc_id = None
+    if options.id_column is not None:
+        if own is None:
+            message = f"column {options.id_column!r} is null; give every row an id"
+            return Problem(source, row, "missing-id", message)
+        doc_id, error = own_id(own, f"column {options.id_column!r}", "id-column")
+        if error is not None:
+            return Problem(source, row, "bad-id", error)
+    return record_document(source, row, text, options.max_bytes, doc_id)
+
+
+def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem]:
+    """Each row of the Parquet file at ``path`` as a Document or a Problem.
+
+    Needs ``pyarrow``: without it, raises :class:`~neardup_lab.readers.InputError`
+    naming the package to install.
+
+    >>> import os, tempfile
+    >>> import pyarrow as pa, pyarrow.parquet as pq
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     pq.write_table(pa.table({"text": ["heavy rain", None]}), os.path.join(tmp, "a.parquet"))
+    ...     [type(r).__name__ for r in read_parquet(os.path.join(tmp, "a.parquet"), ReadOptions())]
+    ['Document', 'Problem']
+    """
+    source = display(path)
+    pq = optional_module("pyarrow.parquet", "pyarrow", "reading Parquet files")
+    errors = (sys.modules["pyarrow"].ArrowException, OSError, ValueError)  # what a damaged file raises
+    try:
+        f, _ = open_regular(path)
+    except (OSError, NotRegular) as err:
+        yield open_problem(source, err)
+        return
+    row = 0
+    with f:
+        try:
+            parquet = pq.ParquetFile(f)
+            names = parquet.schema_arrow.names
+        except errors as err:
+            yield _damaged(source, None, err)
+            return
+        missing = options.missing_column(names)
+        if missing:
+            yield Problem(source, None, "missing-parquet-column", missing)
+            return
+        columns = [options.column] + ([options.id_column] if options.id_column is not None else [])
+        try:
+            for batch in parquet.iter_batches(batch_size=limits.PARQUET_BATCH_ROWS, columns=columns):
+                texts = batch.column(0).to_pylist()
+                ids = batch.column(1).to_pylist() if options.id_column is not None else [None] * len(texts)
+                for text, own in zip(texts, ids):
+                    row += 1
+                    yield _row(source, row, text, own, options)
+        except errors as err:
+            yield _damaged(source, row + 1, err)

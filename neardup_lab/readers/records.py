@@ -1,0 +1,251 @@
+"""What reading gives: documents, problems and their reasons, the report of a run, the options;
+and the checks every reader makes of a record (its size, its own id), so each message is written once.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .. import limits
+
+#: The reasons an input is skipped, each with the short label summaries print.
+REASONS = {
+    "unreadable": "unreadable file",
+    "unreadable-folder": "unreadable folder",
+    "not-regular": "not a regular file",
+    "duplicate-input": "input read already",
+    "link-loop": "folder link loop",
+    "undecodable": "undecodable bytes",
+    "binary": "binary file",
+    "too-large": "document too large",
+    "missing-field": "missing JSON field",
+    "missing-column": "missing CSV column",
+    "not-text": "field is not a string",
+    "bad-json": "invalid JSON",
+    "bad-csv": "malformed CSV row",
+    "damaged": "damaged file",
+    "missing-parquet-column": "missing Parquet column",
+    "missing-id": "missing id",
+    "bad-id": "unusable id",
+    "duplicate-id": "duplicate id",
+}
+#: What to do about a document over the size limit.
+LIMIT_HINT = "raise the limit with --max-bytes (0 for none) if you mean it"
+
+
+class InputError(ValueError):
+    """An input cannot be used at all (missing path, unknown format, bad option).
+
+    Unlike a :class:`Problem`, which skips one record and lets the run go on,
+    this stops the run before anything is read.
+    """
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document: a stable ``id``, its ``text``, and where it came from.
+
+    ``line`` is the 1-based line where a JSONL/CSV record starts (a Parquet file's row number),
+    ``None`` for a ``.txt`` file.
+
+    >>> Document("a.txt", "heavy rain", "a.txt").id
+    'a.txt'
+    """
+
+    id: str
+    text: str
+    source: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An input that was skipped: where (``source``, ``line``), why (``reason``), and what to do.
+
+    ``line`` is ``None`` when the whole file is affected.
+
+    >>> print(Problem("a.jsonl", 3, "missing-field", "no field 'text'"))
+    a.jsonl:3: missing JSON field: no field 'text'
+    """
+
+    source: str
+    line: int | None
+    reason: str
+    message: str
+
+    @property
+    def where(self) -> str:
+        """``path:line``, or just ``path`` for a whole-file problem."""
+        return self.source if self.line is None else f"{self.source}:{self.line}"
+
+    def __str__(self) -> str:
+        return f"{self.where}: {REASONS[self.reason]}: {self.message}"
+
+    def to_dict(self) -> dict:
+        """The problem as plain data, for JSON output.
+
+        >>> Problem("a.txt", None, "binary", "NUL byte").to_dict()["reason"]
+        'binary'
+        """
+        return {"source": self.source, "line": self.line, "reason": self.reason, "message": self.message}
+
+
+class InputFile(NamedTuple):
+    """A file named as an input: the ``path`` it was opened by and its ``format``."""
+
+    path: str
+    format: str
+
+
+@dataclass
+class ReadReport:
+    """Everything read from a list of inputs: documents, problems, and counts.
+
+    ``input_files`` holds the real path of every file met as an input, read
+    or not, so that no output is ever written over one of them; ``sources``
+    tells how to open each named input file again (to copy its records).
+    """
+
+    documents: list[Document] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    blank_lines: int = 0
+    other_files: int = 0
+    input_files: set[str] = field(default_factory=set)
+    #: Each file named as an input (not the files found in folders), by the name documents give as source.
+    sources: dict[str, InputFile] = field(default_factory=dict)
+
+    @property
+    def skipped(self) -> Counter:
+        """Number of problems per reason.
+
+        >>> ReadReport(problems=[Problem("a", 1, "binary", "")]).skipped
+        Counter({'binary': 1})
+        """
+        return Counter(p.reason for p in self.problems)
+
+
+@dataclass(frozen=True)
+class BlankLine:
+    """A blank line between JSONL records or CSV rows: no record, only counted."""
+
+
+@dataclass(frozen=True)
+class OtherFile:
+    """A file in a folder that does not end in .txt: passed over, only counted."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How records are read: the text field or column, ids, encoding, size limit, CSV delimiter.
+
+    Checked when made, so that a bad option stops a run before anything is read.
+
+    >>> ReadOptions(encoding="utf-16")
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.records.InputError: encoding 'utf-16' is not ASCII-compatible, so lines \
+cannot be found in it; convert the files to UTF-8 first
+    """
+
+    field: str = "text"
+    column: str = "text"
+    encoding: str = "utf-8"
+    #: Largest document in UTF-8 bytes, 0 for no limit; None is ``limits.DEFAULT_MAX_BYTES`` when made.
+    max_bytes: int | None = None
+    delimiter: str | None = None
+    id_field: str | None = None
+    id_column: str | None = None
+
+    def __post_init__(self) -> None:
+        encoding, max_bytes = self.encoding, self.max_bytes
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise InputError(f"unknown encoding {encoding!r}; try utf-8, latin-1 or cp1252") from None
+        if "\n".encode(encoding) != b"\n" or "a".encode(encoding) != b"a":
+            raise InputError(
+                f"encoding {encoding!r} is not ASCII-compatible, so lines cannot be found in it; "
+                "convert the files to UTF-8 first"
+            )
+        max_bytes = limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise InputError(f"max_bytes must be a non-negative int (0 for no limit), got {max_bytes!r}")
+        object.__setattr__(self, "max_bytes", max_bytes)
+        for name, value in [("id_field", self.id_field), ("id_column", self.id_column)]:
+            if value is not None and (not isinstance(value, str) or not value):
+                raise InputError(f"{name} must be a non-empty name, got {value!r}")
+
+    def missing_column(self, names: list[str]) -> str | None:
+        """Why a table with columns ``names`` cannot be read (no text or id column), or None.
+
+        >>> print(ReadOptions(id_column="id").missing_column(["text"]))
+        no column 'id' (columns: text); choose one with --id-column; no row of this file was read
+        """
+        for name, option in [(self.column, "--column"), (self.id_column, "--id-column")]:
+            if name is not None and name not in names:
+                return (
+                    f"no column {name!r} (columns: {', '.join(names)}); choose one with {option}; "
+                    "no row of this file was read"
+                )
+        return None
+
+
+def too_large(source: str, line: int | None, size: int, max_bytes: int) -> Problem | None:
+    """The ``too-large`` problem of a document of ``size`` bytes, or None within ``max_bytes`` (0: no limit).
+
+    >>> too_large("a.txt", None, 5, 0), too_large("a.txt", None, 5, 4).reason
+    (None, 'too-large')
+    """
+    if max_bytes <= 0 or size <= max_bytes:
+        return None
+    return Problem(source, line, "too-large", f"{size} bytes is over the limit of {max_bytes}; {LIMIT_HINT}")
+
+
+def describe(value: object) -> str:
+    """A JSON (or Parquet) value's kind, for a message.
+
+    >>> describe([1]), describe(None), describe(2.5)
+    ('an array', 'null', 'a number')
+    """
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def own_id(value: object, what: str, option: str) -> tuple[str | None, str | None]:
+    """A record's own id from ``value`` and None, or None and why it cannot be one.
+
+    Strings and whole numbers (as JSON and Parquet store them) are ids; ``what`` says where the
+    value was found and ``option`` which option asked, for the message.
+
+    >>> own_id(17, "field 'id'", "id-field"), own_id(True, "field 'id'", "id-field")[0]
+    (('17', None), None)
+    """
+    if isinstance(value, str) and value:
+        return value, None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value), None
+    held = "an empty string" if value == "" else describe(value)
+    return None, f"{what} holds {held}; an id is a non-empty string or a whole number (--{option})"
+
+
+def record_document(
+    source: str, line: int, text: str, max_bytes: int, doc_id: str | None
+) -> Document | Problem:
+    """The record at ``source:line`` as a Document (its id ``doc_id``, else ``source:line``),
+    or a ``too-large`` Problem when its text is over ``max_bytes`` UTF-8 bytes.
+
+    >>> record_document("a.jsonl", 3, "heavy rain", 100, None).id
+    'a.jsonl:3'
+    >>> record_document("a.jsonl", 3, "é" * 60, 100, None).message[:35]
+    '120 bytes is over the limit of 100;'
+    """
+    if max_bytes > 0 and 4 * len(text) > max_bytes:  # UTF-8: at most 4 bytes a character
+        problem = too_large(source, line, len(text.encode("utf-8", "surrogatepass")), max_bytes)
+        if problem:
+            return problem
+    return Document(f"{source}:{line}" if doc_id is None else doc_id, text, source, line)
