@@ -513,6 +513,26 @@ def same_float(got: Any, expected: float, tol: float = 1e-9) -> str | None:
     return ""
 
 
+def precision_recall_judge(expected: tuple[float, float]) -> Callable[[Any], str | None]:
+    """A judge for an answer ``(precision, recall)``: None when both match ``expected``.
+
+    >>> judge = precision_recall_judge((0.5, 1.0))
+    >>> judge((0.5, 1.0)) is None, judge([1.0, 0.5]) is None
+    (True, False)
+    """
+
+    def judge(got: Any) -> str | None:
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            return "return a pair (precision, recall)"
+        for label, value, want in zip(("precision", "recall"), got, expected):
+            problem = same_float(value, want)
+            if problem is not None:
+                return f"{label} is wrong {problem}".strip()
+        return None
+
+    return judge
+
+
 def same_set(got: Any, expected: set) -> str | None:
     """None when ``got`` is a set equal to ``expected``, else what is missing and what is extra.
 

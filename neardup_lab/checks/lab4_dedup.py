@@ -22,8 +22,8 @@ from .harness import (
     call_on_copies,
     grading,
     judge_equal,
+    precision_recall_judge,
     run_check,
-    same_float,
     show_value,
 )
 
@@ -36,19 +36,6 @@ _DEDUP_K = 5
 # another seed, so a choice tuned on the notebook's report is tested on fresh documents.
 _HIDDEN_CORPUS = {"n_originals": 250, "seed": 4242, "n_words": 200}
 _GRADING_SEED = 5151
-
-
-def _pr_judge(expected: tuple[float, float]) -> Callable[[Any], str | None]:
-    def judge(got: Any) -> str | None:
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return "return a pair (precision, recall)"
-        for label, value, want in zip(("precision", "recall"), got, expected):
-            problem = same_float(value, want)
-            if problem is not None:
-                return f"{label} is wrong {problem}".strip()
-        return None
-
-    return judge
 
 
 def check_precision_recall(func: Callable[[Iterable, Iterable], tuple[float, float]]) -> CheckResult:
@@ -96,7 +83,7 @@ def check_precision_recall(func: Callable[[Iterable, Iterable], tuple[float, flo
             f"found={found}, truth={truth}",
             call_on_copies(func, found, truth),
             expected,
-            judge=_pr_judge(expected),
+            judge=precision_recall_judge(expected),
             hint=hint,
         )
         for name, found, truth, expected, hint in hand
@@ -111,7 +98,7 @@ def check_precision_recall(func: Callable[[Iterable, Iterable], tuple[float, flo
             f"{len(found)} found pairs, {len(truth)} true pairs among 40 documents",
             call_on_copies(func, found, truth),
             expected,
-            judge=_pr_judge(expected),
+            judge=precision_recall_judge(expected),
             hint=unordered,
         )
     )

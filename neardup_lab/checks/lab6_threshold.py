@@ -22,7 +22,15 @@ from ..corpus import make_article, make_corpus
 from ..lsh import candidate_pairs, optimal_params
 from ..minhash import MinHasher
 from ..text import jaccard, word_shingles
-from .harness import Case, CheckResult, call_on_copies, grading, run_check, same_float, show_value
+from .harness import (
+    Case,
+    CheckResult,
+    call_on_copies,
+    grading,
+    precision_recall_judge,
+    run_check,
+    show_value,
+)
 
 #: The thresholds the lab tries, and the costs the editors state for exercise 4.
 THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(16))
@@ -140,19 +148,6 @@ def _random_data(seed: int, n: int = 300) -> tuple[list[float], list[bool]]:
     return [round(s, 2) for s in scores], labels
 
 
-def _pair_judge(expected: tuple[float, float]) -> Callable[[Any], str | None]:
-    def judge(got: Any) -> str | None:
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return "return a pair (precision, recall)"
-        for label, value, want in zip(("precision", "recall"), got, expected):
-            problem = same_float(value, want)
-            if problem is not None:
-                return f"{label} is wrong {problem}".strip()
-        return None
-
-    return judge
-
-
 def check_precision_recall_at(func: Callable[[Sequence, Sequence, float], tuple]) -> CheckResult:
     """Check a ``precision_recall_at(scores, labels, threshold) -> (precision, recall)``.
 
@@ -206,7 +201,7 @@ def check_precision_recall_at(func: Callable[[Sequence, Sequence, float], tuple]
             f"scores={show_value(scores)}, labels={show_value(labels)}, threshold={t}",
             call_on_copies(func, scores, labels, t),
             expected,
-            judge=_pair_judge(expected),
+            judge=precision_recall_judge(expected),
             hint=hint,
         )
         for name, scores, labels, t, expected, hint in hand
@@ -220,7 +215,7 @@ def check_precision_recall_at(func: Callable[[Sequence, Sequence, float], tuple]
                 f"300 scores rounded to 0.01, labels True for about 30 %, threshold={t}",
                 call_on_copies(func, scores, labels, t),
                 expected,
-                judge=_pair_judge(expected),
+                judge=precision_recall_judge(expected),
                 hint=share,
             )
         )

@@ -129,7 +129,8 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
 
 
 def why_fields(result: DedupResult, docs: Sequence[str], ids: Sequence[str]) -> dict[int, dict[str, object]]:
-    """For each document ``result`` removed, by index, the :data:`WHY_COLUMNS` of the cluster output.
+    """For each document ``result`` removed, by index, the
+    :data:`~neardup_lab.cli.outputs.WHY_COLUMNS` of the cluster output.
 
     ``tied_to`` is the id of the document it was paired with (one pair closer to
     the keeper), ``tied_to_index`` its index, ``jaccard`` their exact Jaccard

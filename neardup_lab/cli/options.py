@@ -33,7 +33,8 @@ __all__ = [
     "given_settings",
 ]
 
-#: 0: everything was read and done; 1: done, but some inputs were skipped; 2: usage or fatal error.
+#: Exit codes. 0 when everything was read and done, 1 when done but some inputs were skipped,
+#: 2 after a usage or fatal error.
 EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
 #: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
