@@ -7,7 +7,12 @@ Usage (from a clone of the repository, with its environment)::
 
 For each notebook:
 
-1. A fresh kernel runs the code cells top to bottom in the notebook's folder, as the
+0. Every notebook is read first. Each then runs in a sandbox of its own (bubblewrap:
+   see :func:`bwrap_argv`): a fresh temporary folder with a copy of the notebook and of
+   the lab data, no network, nothing of the clone but the package, no other hand-in. The
+   sandbox is killed, everything it started with it, before the next notebook. Without
+   bubblewrap grading stops unless ``--unsafe-no-sandbox`` is given.
+1. A fresh kernel runs the code cells top to bottom in that folder, as the
    student handed it in. A failing cell does not stop the run. A cell that runs past
    ``--cell-timeout`` is interrupted; if it does not stop (a bare ``except:`` inside
    ``while True`` swallows the interrupt), the kernel is killed, a new one re-runs the
@@ -27,7 +32,8 @@ For each notebook:
    (partial credit). An answer that *is* the package's reference function scores 0.
 
 The whole notebook has ``--notebook-timeout`` seconds; past it the kernel is killed and
-what is left scores 0. The CSV has one row per notebook and one column per check.
+what is left scores 0. The CSV has one row per notebook and one column per check; it is
+written once, at the end (or when the run is stopped), from this process's records.
 The written questions are not graded: their column is left for the teacher.
 """
 
@@ -38,24 +44,41 @@ import contextlib
 import csv
 import io
 import json
+import os
 import queue
 import re
+import secrets
+import shutil
+import socket
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
-from jupyter_client.manager import start_new_kernel
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
 
 from neardup_lab import checks
 from neardup_lab.checks import remote
 
-SERVE = (
-    "from neardup_lab.checks.remote import serve as _grading_serve\n"
-    "_grading_serve({port}, {token!r}, globals())"
-)
-PROBLEMS = ("timeout", "not run", "reference", "not defined")  # statuses the CSV names in its last column
+# The kernel's side of the link to the checks, over a Unix socket (a sandbox has no network):
+# serve() connects with socket.create_connection, so it is handed one that opens the socket file.
+SERVE = """
+import socket as _grading_socket, types as _grading_types
+from neardup_lab.checks import remote as _grading_remote
+def _grading_connect(_address, _path={path!r}):
+    _sock = _grading_socket.socket(_grading_socket.AF_UNIX)
+    _sock.connect(_path)
+    return _sock
+_grading_remote.socket = _grading_types.SimpleNamespace(create_connection=_grading_connect)
+_grading_remote.serve(0, {token!r}, globals())
+"""
+# statuses the CSV names in its last column
+PROBLEMS = ("timeout", "not run", "reference", "not defined", "missing", "error")
+HUNG = (remote.DeadlineExceeded, remote.KernelGone, ConnectionError, TimeoutError)  # -> "timeout"
 INTERRUPT_GRACE = 5.0  # seconds a kernel gets to stop after an interrupt before it is killed
 
 
@@ -104,6 +127,165 @@ def lab_of(nb: nbformat.NotebookNode | None, path: Path) -> str:
     return f"lab{int(match.group(1)):02d}"
 
 
+# ------------------------------------------------------------ the sandbox
+
+ROOT = Path(__file__).resolve().parents[1]
+# neardup_lab/: the only folder of the clone a kernel sees
+PACKAGE = Path(checks.__file__).resolve().parents[1]
+# the data of the student zip (tools/make_labs.py), copied afresh for each hand-in
+LAB_DATA = {"data/licences": ROOT / "book" / "data" / "licences"}
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/fonts")
+NAMESPACES = (
+    *("--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"),
+    *("--die-with-parent", "--new-session"),
+)
+
+
+def bwrap_problem() -> str:
+    """Why bubblewrap cannot sandbox a kernel on this machine, or ``""`` when it can.
+
+    >>> isinstance(bwrap_problem(), str)
+    True
+    """
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        done = subprocess.run(
+            [bwrap, *NAMESPACES, "--ro-bind", "/", "/", "true"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap does not run: {exc}"
+    if done.returncode:
+        return f"bwrap cannot make a sandbox here: {done.stderr.strip() or f'exit status {done.returncode}'}"
+    return ""
+
+
+class Workspace:
+    """One hand-in's private temporary folder, removed after its kernel is dead.
+
+    ``work`` (the kernel's working folder: a copy of the notebook and a fresh copy of the
+    lab data), ``home`` and ``run`` (the kernel's sockets) are writable in the sandbox;
+    ``connection`` is read-only there; ``spec`` and the kernel's log are not visible.
+
+    >>> space = Workspace("kim-lab01.ipynb", b"{}")
+    >>> sorted(p.name for p in space.work.iterdir())
+    ['data', 'kim-lab01.ipynb']
+    >>> space.remove()
+    """
+
+    def __init__(self, name: str, content: bytes) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="grade-"))
+        self.work, self.home, self.run, self.connection, self.spec = (
+            self.root / part for part in ("work", "home", "run", "connection", "spec")
+        )
+        for folder in (self.work, self.home, self.run, self.connection, self.spec):
+            folder.mkdir()
+        self.starts = 0
+        (self.work / Path(name).name).write_bytes(content)
+        for target, source in LAB_DATA.items():
+            if source.is_dir():
+                shutil.copytree(source, self.work / target)
+
+    def log_tail(self) -> str:
+        """The kernel's last line on stderr (why it did not start)."""
+        log = self.root / "kernel.log"
+        lines = log.read_text(encoding="utf-8", errors="replace").split("\n") if log.exists() else []
+        return next((line.strip() for line in reversed(lines) if line.strip()), "")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def python_folders() -> list[Path]:
+    """The Python environment a kernel needs: the virtual environment and the Python it points to.
+
+    >>> Path(sys.executable).resolve().parents[1] in python_folders()
+    True
+    """
+    folders = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    folders |= {folder.resolve() for folder in folders} | {Path(sys.executable).resolve().parents[1]}
+    return sorted(folder for folder in folders if folder != Path("/"))
+
+
+def kernel_env(space: Workspace) -> dict[str, str]:
+    """The kernel's environment variables (in the sandbox, the only ones it has).
+
+    >>> space = Workspace("kim-lab01.ipynb", b"{}")
+    >>> kernel_env(space)["HOME"] == str(space.home)
+    True
+    >>> space.remove()
+    """
+    return {
+        "HOME": str(space.home),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.defpath}",
+        "PYTHONPATH": str(PACKAGE.parent),  # the package the grader imported, whatever installed it
+        "LANG": "C.UTF-8",
+        "MPLCONFIGDIR": str(space.home / ".matplotlib"),
+    }
+
+
+def bwrap_argv(space: Workspace) -> list[str]:
+    """The ``bwrap`` command a hand-in's kernel runs under, up to (not including) ``--``.
+
+    Visible: the system's programs and libraries, the Python environment and the package's
+    folder, all read-only; the hand-in's own folders. Not visible: the rest of the clone
+    (solutions, the grader, the lab data), other hand-ins, the teacher's files. No network,
+    no capability, its own PID namespace (killing it kills everything it started).
+    """
+    argv = [shutil.which("bwrap") or "bwrap", *NAMESPACES, "--clearenv"]
+    for path in (*SYSTEM, *SYSTEM_FILES):
+        argv += ["--ro-bind-try", path, path]
+    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for folder in (*python_folders(), PACKAGE, space.connection):
+        argv += ["--ro-bind", str(folder), str(folder)]
+    for folder in (space.work, space.home, space.run):
+        argv += ["--bind", str(folder), str(folder)]
+    # JPY_PARENT_PID=1: no parent poller (--die-with-parent does that) and no console banner
+    for name, value in {**kernel_env(space), "JPY_PARENT_PID": "1"}.items():
+        argv += ["--setenv", name, value]
+    return [*argv, "--chdir", str(space.work)]
+
+
+def pid_namespaces(pid: int) -> set[str]:
+    """The PID namespaces of the children of process ``pid`` that are not this process's own.
+
+    >>> pid_namespaces(os.getpid())
+    set()
+    """
+    own = os.readlink("/proc/self/ns/pid")
+    found = set()
+    with contextlib.suppress(OSError):
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            with contextlib.suppress(OSError):
+                found.add(os.readlink(f"/proc/{child}/ns/pid"))
+    return found - {own}
+
+
+def wait_until_empty(namespaces: set[str], timeout: float = 10.0) -> None:
+    """Wait until no live process is left in ``namespaces``; raise if one outlives ``timeout`` seconds.
+
+    A zombie (the sandbox's first process, until the system reaps it) runs nothing and is not waited for.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        left = []
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{entry.name}/ns/pid") not in namespaces:
+                        continue
+                    state = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                    if state not in ("Z", "X"):
+                        left.append(entry.name)
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"processes {', '.join(left)} of a killed sandbox are still running")
+        time.sleep(0.05)
+
+
 # ------------------------------------------------------------ the kernel
 
 
@@ -140,25 +322,62 @@ class _Outputs:
 
 
 class Kernel:
-    """One Jupyter kernel running one notebook, with deadlines that end in a kill if need be."""
+    """One Jupyter kernel running one notebook, with deadlines that end in a kill if need be.
 
-    def __init__(self, folder: Path, output_cap: int) -> None:
-        self.folder, self.output_cap = folder, output_cap
+    In a sandbox (see :func:`bwrap_argv`) the kernel is interrupted by a message, as a
+    signal to ``bwrap`` would not reach it, and a kill takes down its whole PID namespace.
+    """
+
+    def __init__(self, space: Workspace, output_cap: int, sandbox: bool) -> None:
+        self.space, self.output_cap, self.sandbox = space, output_cap, sandbox
         self.manager = self.client = None
+        self.namespaces: set[str] = set()
         self.start()
 
     def start(self) -> None:
-        self.manager, self.client = start_new_kernel(
-            startup_timeout=60, kernel_name="python3", cwd=str(self.folder)
+        space = self.space
+        space.starts += 1
+        command = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        spec = {
+            "argv": [*bwrap_argv(space), "--", *command] if self.sandbox else command,
+            "display_name": "grading",
+            "language": "python",
+            "interrupt_mode": "message" if self.sandbox else "signal",
+        }
+        (space.spec / "grading").mkdir(parents=True, exist_ok=True)
+        (space.spec / "grading" / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+        self.manager = KernelManager(
+            kernel_name="grading",
+            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(space.spec)]),
+            transport="ipc",  # sockets in a folder: they reach into a sandbox that has no network
+            ip=str(space.run / "kernel"),
+            connection_file=str(space.connection / f"kernel-{space.starts}.json"),
         )
+        # bwrap itself gets a bare environment: its own (readable in the sandbox) must hold nothing
+        env = {"PATH": os.defpath} if self.sandbox else {**os.environ, **kernel_env(space)}
+        with (space.root / "kernel.log").open("ab") as log:
+            self.manager.start_kernel(cwd=str(space.work), env=env, stdout=subprocess.DEVNULL, stderr=log)
+        self.client = self.manager.client()
+        self.client.start_channels()
+        try:
+            self.client.wait_for_ready(timeout=60)
+        except RuntimeError as exc:
+            self.kill()
+            raise RuntimeError(f"the kernel did not start: {space.log_tail() or exc}") from None
+        if self.sandbox:  # the namespace of bwrap's child, to wait for when the kernel is killed
+            self.namespaces = pid_namespaces(self.manager.provisioner.pid)
 
     def kill(self) -> None:
+        """Kill the kernel and, in a sandbox, wait until no process of its namespace is left."""
         if self.client is not None:
             self.client.stop_channels()
         if self.manager is not None:
             with contextlib.suppress(Exception):
                 self.manager.shutdown_kernel(now=True)
         self.manager = self.client = None
+        if self.namespaces:
+            wait_until_empty(self.namespaces)
+            self.namespaces = set()
 
     def drain(self) -> None:
         """Read and drop the kernel's output (so that a chatty kernel cannot fill memory)."""
@@ -205,28 +424,37 @@ class Kernel:
 class Grader:
     """Runs one notebook in a kernel, then its lab's checks against it."""
 
-    def __init__(self, path: Path, options: argparse.Namespace, log) -> None:
-        self.path, self.options, self.log = path, options, log
-        self.nb = nbformat.read(path, as_version=4)
+    def __init__(
+        self, path: Path, content: bytes, options: argparse.Namespace, log, sandbox: bool = True
+    ) -> None:
+        self.path, self.content, self.options, self.log, self.sandbox = path, content, options, log, sandbox
+        self.nb = nbformat.reads(content.decode("utf-8"), as_version=4)
         self.lab = lab_of(self.nb, path)
         self.grade = NotebookGrade(str(path), self.lab)
         self.deadline = time.monotonic() + options.notebook_timeout
         self.replay: list[str] = []  # cells that finished, to re-run in a new kernel
         self.kernel: Kernel | None = None
+        self.space: Workspace | None = None
+
+    def new_kernel(self) -> Kernel:
+        return Kernel(self.space, self.options.output_cap, self.sandbox)
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
 
     def run(self) -> NotebookGrade:
         try:
-            self.kernel = Kernel(self.path.parent.resolve(), self.options.output_cap)
+            self.space = Workspace(self.path.name, self.content)
+            self.kernel = self.new_kernel()
             self.run_cells()
             self.run_checks()
         except Exception as exc:  # the kernel could not start, or died: report it, grade what we have
             self.grade.error = f"{type(exc).__name__}: {exc}".splitlines()[0]
         finally:
             if self.kernel is not None:
-                self.kernel.kill()
+                self.kernel.kill()  # in a sandbox: returns once every process it started is dead
+            if self.space is not None:
+                self.space.remove()
         done = {s.check for s in self.grade.scores}
         why = self.grade.error or "the notebook's time was up"
         for name in checks.LABS[self.lab]:
@@ -254,22 +482,27 @@ class Grader:
     def restart(self) -> None:
         """A new kernel that has run every cell that had finished (their outputs are not kept again)."""
         self.kernel.kill()
-        self.kernel = Kernel(self.path.parent.resolve(), self.options.output_cap)
+        self.kernel = self.new_kernel()
         for source in self.replay:
             if self.left() <= 0:
                 return
             status, _ = self.kernel.run(source, min(self.options.cell_timeout, self.left()))
             if status == "killed":
-                self.kernel = Kernel(self.path.parent.resolve(), self.options.output_cap)
+                self.kernel = self.new_kernel()
 
     def connect(self) -> remote.Kernel:
-        server, port, token = remote.Kernel.listen()
+        token = secrets.token_hex(16)
+        path = self.space.run / f"checks-{token[:8]}.sock"
+        server = socket.socket(socket.AF_UNIX)
         try:
-            self.kernel.submit(SERVE.format(port=port, token=token))
+            server.bind(str(path))
+            server.listen(1)
+            self.kernel.submit(SERVE.format(path=str(path), token=token))
             deadline = time.monotonic() + min(30.0, max(self.left(), 0))
             return remote.Kernel.accept(server, token, deadline, wait=self.kernel.drain)
         finally:
             server.close()
+            path.unlink(missing_ok=True)
 
     def run_checks(self) -> None:
         link = None
@@ -285,10 +518,13 @@ class Grader:
                         link = self.connect()
                     link.deadline = time.monotonic() + min(self.options.check_timeout, self.left())
                     score = score_check(name, link.answer(answer_name))
-                except (remote.DeadlineExceeded, remote.KernelGone, OSError) as exc:
+                except FileNotFoundError as exc:  # a file the check itself reads: missing, not a timeout
                     score = CheckScore(
-                        name, "timeout", 0.0, checks.POINTS[name], report=f"FAIL {name}: {exc}"
+                        name, "missing", 0.0, checks.POINTS[name], report=f"FAIL {name}: {exc}"
                     )
+                except (remote.DeadlineExceeded, remote.KernelGone, OSError) as exc:
+                    status = "timeout" if isinstance(exc, HUNG) else "error"
+                    score = CheckScore(name, status, 0.0, checks.POINTS[name], report=f"FAIL {name}: {exc}")
                     with contextlib.suppress(Exception):
                         link.sock.close()
                     link = None
@@ -378,15 +614,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--output-cap", type=int, default=20_000, help="characters of output kept per cell (default 20000)"
     )
+    parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run the kernels without bubblewrap: only for notebooks you trust (see labs/README.md)",
+    )
     args = parser.parse_args(argv)
+
+    problem = "--unsafe-no-sandbox was given" if args.unsafe_no_sandbox else bwrap_problem()
+    if problem and not args.unsafe_no_sandbox:
+        print(
+            f"grade.py: {problem}. Without a sandbox a hand-in can change other hand-ins, the grades and "
+            "the grader, and read the solutions. Install bubblewrap (Debian, Ubuntu: apt-get install "
+            "bubblewrap) or, for notebooks you trust only, pass --unsafe-no-sandbox.",
+            file=sys.stderr,
+        )
+        return 2
+    if problem:
+        print(
+            "WARNING: grading without a sandbox: each hand-in can reach the files and processes of "
+            "whoever runs grade.py.",
+            file=sys.stderr,
+        )
+    handed_in = read_all(args.notebooks)  # before any kernel runs: no hand-in can change another
 
     grades: list[NotebookGrade] = []
     log = args.log.open("a", encoding="utf-8") if args.log else None
     try:
-        for path in args.notebooks:
+        for path, content in handed_in.items():
             print(f"{path}:", flush=True)
             try:
-                grader = Grader(path, args, log)
+                if isinstance(content, str):
+                    raise OSError(content)
+                grader = Grader(path, content, args, log, sandbox=not problem)
             except (OSError, ValueError, nbformat.ValidationError) as exc:
                 with contextlib.suppress(ValueError):  # the file name may still say which lab
                     lab = "?"
@@ -399,12 +659,30 @@ def main(argv: list[str] | None = None) -> int:
                     grader.keep(args.keep)
                 grades.append(grade)
                 print(f"  {grade.lab}: {grade.points:g} of {grade.max_points:g} points", flush=True)
-            if args.csv:
-                write_csv(args.csv, grades)  # rewritten after every notebook: a stopped run keeps them
     finally:
         if log is not None:
             log.close()
+        # only now, every kernel of the run dead, from this process's records (a stopped run keeps them)
+        if args.csv:
+            write_csv(args.csv, grades)
     return 0
+
+
+def read_all(paths: list[Path]) -> dict[Path, bytes | str]:
+    """Each hand-in's bytes, or why it cannot be read (``"missing: ..."`` for a file that is not there).
+
+    >>> read_all([Path("no-such-lab01.ipynb")])
+    {PosixPath('no-such-lab01.ipynb'): 'missing: no such file no-such-lab01.ipynb'}
+    """
+    found: dict[Path, bytes | str] = {}
+    for path in paths:
+        try:
+            found[path] = path.read_bytes()
+        except FileNotFoundError:
+            found[path] = f"missing: no such file {path}"
+        except OSError as exc:
+            found[path] = f"cannot read {path}: {exc.strerror or exc}"
+    return found
 
 
 if __name__ == "__main__":

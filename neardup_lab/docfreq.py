@@ -26,9 +26,11 @@ from collections import Counter
 from collections.abc import Sequence, Set
 from numbers import Integral, Real
 
+import numpy as np
+
 from .validate import require_set
 
-__all__ = ["document_frequencies", "frequent_shingles", "drop_frequent"]
+__all__ = ["document_frequencies", "frequent_shingles", "drop_frequent", "max_count", "frequent_ids"]
 
 
 def _check_sets(shingle_sets: object) -> Sequence[Set]:
@@ -42,8 +44,14 @@ def _check_sets(shingle_sets: object) -> Sequence[Set]:
     return shingle_sets
 
 
-def _count_limit(max_df: object, n_documents: int) -> float:
-    """The largest document frequency that is *not* frequent."""
+def max_count(max_df: object, n_documents: int) -> float:
+    """The largest document frequency that is *not* frequent, among ``n_documents``.
+
+    A TypeError or ValueError says why ``max_df`` is neither a share nor a count.
+
+    >>> max_count(0.5, 7), max_count(3, 7)
+    (3.5, 3.0)
+    """
     if isinstance(max_df, bool):
         raise TypeError(f"max_df must be a float share or an int count, got bool {max_df!r}")
     if isinstance(max_df, Integral):
@@ -92,7 +100,7 @@ def frequent_shingles(shingle_sets: Sequence[Set[str]], max_df: float | int) -> 
     ['menu']
     """
     shingle_sets = _check_sets(shingle_sets)
-    limit = _count_limit(max_df, len(shingle_sets))
+    limit = max_count(max_df, len(shingle_sets))
     return {shingle for shingle, count in document_frequencies(shingle_sets).items() if count > limit}
 
 
@@ -111,3 +119,28 @@ def drop_frequent(shingle_sets: Sequence[Set[str]], max_df: float | int) -> list
     shingle_sets = _check_sets(shingle_sets)
     frequent = frequent_shingles(shingle_sets, max_df)
     return [set(shingles) - frequent for shingles in shingle_sets]
+
+
+def frequent_ids(
+    counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
+) -> np.ndarray:
+    """:func:`frequent_shingles` for shingle ids counted in parts: the sorted ids whose
+    document frequency is above ``max_df`` of ``n_documents``.
+
+    Each part is ``(ids, counts)``: distinct uint64 ids and how many documents of that part
+    hold each (``np.unique(..., return_counts=True)`` over each document's distinct ids).
+
+    >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
+    >>> frequent_ids([part, part], 0.5, 4).tolist()  # id 3 is in 4 of 4 documents, 5 and 9 in 2
+    [3]
+    """
+    limit = max_count(max_df, n_documents)
+    if not counted:
+        return np.empty(0, dtype=np.uint64)
+    ids = np.concatenate([np.asarray(i, dtype=np.uint64) for i, _ in counted])
+    counts = np.concatenate([np.asarray(c, dtype=np.int64) for _, c in counted])
+    order = np.argsort(ids, kind="stable")
+    ids, counts = ids[order], counts[order]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    totals = np.add.reduceat(counts, starts) if len(ids) else counts
+    return ids[starts][totals > limit]

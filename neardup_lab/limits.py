@@ -50,6 +50,11 @@ IDS_BUDGET = 640 << 20
 SLICE_CHARS = 2_000_000
 #: Pairs scored together at most (the ids of up to twice as many documents).
 SLICE_PAIRS = 4096
+#: Candidate pairs checked per document above which dedup's result says they exploded (a corpus
+#: of near-duplicates checks about one per document; shared boilerplate, hundreds).
+CANDIDATES_PER_DOCUMENT = 10
+#: Characters at the start of a document that the check for text written without spaces reads.
+SPACES_SAMPLE_CHARS = 10_000
 #: Ids and documents that ShingleIds.sets sorts together at most, as prepare's chunks.
 SORT_IDS, SORT_DOCS = 500_000, 2000
 
@@ -65,6 +70,8 @@ SNIFF_BYTES = 8192
 DECOMPRESS_STEP = 1 << 12
 #: Bytes read at a time while passing over a JSONL line too long to be a document.
 SKIP_STEP = 1 << 20
+#: Bytes read at a time from a .txt file, so memory follows the bytes read, not the limit on them.
+READ_STEP = 1 << 20
 #: A list of texts handed to dedup_dask is cut into partitions of about this many.
 TEXTS_PER_PARTITION = 2000
 #: Most workers --jobs accepts on the command line (threads for signing, processes for verification).

@@ -231,7 +231,8 @@ def test_round_trip_keeps_everything(saved):
     assert meta["format_version"] == FORMAT_VERSION and meta["documents"] == 4
     assert meta["settings"]["shingle"] == "word" and meta["normalization"] == NORMALIZATION
     arrays = current_arrays(saved)
-    assert arrays["ids"].dtype.kind == "U" and arrays["signatures"].shape == (4, 64)
+    assert arrays["ids"].dtype == np.uint8 and arrays["id_offsets"].tolist() == [0, 5, 10, 15, 20]
+    assert arrays["signatures"].shape == (4, 64)
     assert all(a.dtype != object for a in arrays.values())
 
 
@@ -393,11 +394,14 @@ def test_truncated_or_garbled_data_file(saved):
     ("member", "value", "message"),
     [
         ("signatures", lambda a: a.astype(np.uint64), "signatures have dtype"),
-        ("ids", lambda a: np.arange(len(a)), "ids have dtype"),
+        ("ids", lambda a: np.arange(len(a)), "ids: the bytes have dtype"),
+        ("id_offsets", lambda a: a[::-1].copy(), "ids: the offsets do not describe"),
+        ("ids", lambda a: np.full_like(a, 0xFF), "ids: 'utf-8' codec can't decode"),
+        ("source_digests", lambda a: np.zeros((1, 32), np.uint8), "inodes or digests"),
         ("shingle_offsets", lambda a: a[::-1].copy(), "offsets"),
         ("exact_keys", lambda a: a[:, :1].copy(), "exact keys"),
         ("shingle_ids", lambda a: a[::-1].copy(), "not sorted and distinct"),
-        ("ids", lambda a: np.array(["same"] * len(a)), "same document id twice"),
+        ("ids", lambda a: np.frombuffer(b"old-0" * 4, np.uint8).copy(), "same document id twice"),
     ],
 )
 def test_inconsistent_arrays_are_refused(saved, member, value, message):
@@ -590,7 +594,7 @@ def edit_text(path: Path, edit) -> None:
         (
             lambda t: t.replace(f'"format_version": {FORMAT_VERSION}', '"format_version": 1'),
             IndexVersionError,
-            "older than the version 2 .* build it again",
+            "older than the versions 2 to 3 .* build it again",
         ),
     ],
 )

@@ -9,8 +9,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
+import threading
 import time
+import warnings
+from collections.abc import Callable, Iterator
 
 from ..engine.pipeline import dedup
 from ..engine.settings import Settings
@@ -78,6 +83,44 @@ def _finish(
     return EXIT_SKIPPED if report.problems else EXIT_OK
 
 
+def _summarised(console: Console, report: ReadReport, summary: Callable[[], int]) -> int:
+    """Run ``summary`` (printing, after every output was committed) and return its exit code.
+
+    A standard output that cannot take the summary (a full disk, a closed pipe)
+    is reported on stderr: the outputs were written, and the exit code says so.
+    """
+    try:
+        code = summary()
+        console.out.flush()
+    except OSError as err:
+        if not isinstance(err, BrokenPipeError):  # a reader that went away (| head) wants no more
+            why = err.strerror or err
+            console.warn(f"warning: the summary could not be printed ({why}); the outputs were written")
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # what stays buffered goes nowhere
+            os.dup2(os.open(os.devnull, os.O_WRONLY), console.out.fileno())
+        return EXIT_SKIPPED if report.problems else EXIT_OK
+    return code
+
+
+@contextlib.contextmanager
+def _run_by(console: Console) -> Iterator[None]:
+    """Around a command: SIGTERM stops it as Ctrl-C does (nothing left behind); warnings go to the console."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    with warnings.catch_warnings():
+        warnings.showwarning = lambda message, *_, **__: console.warn(f"warning: {message}")
+        if threading.current_thread() is not threading.main_thread():  # only it can set handlers
+            yield
+            return
+        before = signal.signal(signal.SIGTERM, stop)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, before)
+
+
 def run_dedup(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab dedup``: cluster the inputs' documents, write the clusters, print a summary.
 
@@ -90,6 +133,11 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     ...     run_dedup(args, Console(quiet=True))
     0
     """
+    with _run_by(console):
+        return _dedup(args, console)
+
+
+def _dedup(args: argparse.Namespace, console: Console) -> int:
     fmt = outputs.check_outputs(args)
     kind = outputs.records_format(args)
     report, read_seconds = _read(args, console)
@@ -107,20 +155,25 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     with outputs.staged(_outputs(args, report, out, records, kind)):
         pass  # nothing else must succeed first: move the files into place now
     write_seconds = time.perf_counter() - started
-    read_summary(console, report, len(args.inputs))
-    dedup_summary(console, result, settings)
-    if why is not None:
-        why_summary(console, why, ids)
-    stages = [("read", read_seconds), *((name, s["seconds"]) for name, s in result.stats.items())]
-    return _finish(console, report, args, "clusters", [*stages, ("write", write_seconds)])
+
+    def summary() -> int:
+        read_summary(console, report, len(args.inputs))
+        dedup_summary(console, result, settings)
+        if why is not None:
+            why_summary(console, why, ids)
+        stages = [("read", read_seconds), *((name, s["seconds"]) for name, s in result.stats.items())]
+        return _finish(console, report, args, "clusters", [*stages, ("write", write_seconds)])
+
+    return _summarised(console, report, summary)
 
 
 def run_index(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab index build|add|query`` (``args.action``): match the inputs against a saved index.
 
     ``build`` creates the index, ``add`` inserts the documents after matching
-    them, ``query`` only matches. The index is saved before the output files
-    are moved into place, so a failed save leaves neither behind.
+    them, ``query`` only matches. Every output is written in full before the
+    index is saved, and moved into place after it: a full disk or a failed save
+    leaves neither the index changed nor an output behind.
 
     >>> import tempfile, pathlib
     >>> from neardup_lab.cli.main import build_parser
@@ -131,6 +184,11 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     ...     run_index(args, Console(quiet=True))
     0
     """
+    with _run_by(console):
+        return _index(args, console)
+
+
+def _index(args: argparse.Namespace, console: Console) -> int:
     fmt = outputs.check_outputs(args)
     kind = outputs.records_format(args)
     if args.action == "build":
@@ -152,23 +210,43 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     else:
         ids = [args.id_prefix + d.id for d in report.documents]
         try:
-            found = index.add(ids, texts, progress=console.bars)
+            sources = dict.fromkeys(d.source for d in report.documents)  # the files to remember
+            files = [report.sources[s].path if s in report.sources else s for s in sources]
+            again = bool(args.id_prefix)  # other ids: the user adds these documents again on purpose
+            found = index.add(ids, texts, progress=console.bars, files=files, repeat_files=again)
         except ValueError as err:
             raise UsageError(f"{err} (for example with --id-prefix)") from None
     times = [("read", read_seconds), ("match", time.perf_counter() - started)]
     started = time.perf_counter()
     new = {"new_out": [i for i, matches in enumerate(found) if not matches]}
     out = outputs.matches_writer(fmt, ids, found) if fmt else None
+    # Every output is written in full first; the index is saved next; the outputs are moved last.
     with outputs.staged(_outputs(args, report, out, new, kind)):
         if args.action != "query":
-            index.save(args.index)
+            _save(index, args.index)
             times.append(("save", time.perf_counter() - started))
-    read_summary(console, report, len(args.inputs))
-    where, size = posix(args.index), plural(len(index), "document")
-    done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
-    console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
-    match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
-    return _finish(console, report, args, "matches", times)
+
+    def summary() -> int:
+        read_summary(console, report, len(args.inputs))
+        where, size = posix(args.index), plural(len(index), "document")
+        done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
+        console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
+        match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
+        return _finish(console, report, args, "matches", times)
+
+    return _summarised(console, report, summary)
+
+
+def _save(index: SavedIndex, path: str) -> None:
+    """Save ``index`` to ``path``; a failure to write (a full disk) names the index."""
+    try:
+        index.save(path)
+    except OSError as err:
+        where = posix(err.filename) if err.filename else posix(path)
+        raise UsageError(
+            f"cannot save the index {posix(path)}: {err.strerror or err} ({where}); the index was left "
+            "as it was and nothing was written (free some space, then run again)"
+        ) from None
 
 
 def run_info(args: argparse.Namespace, console: Console) -> int:

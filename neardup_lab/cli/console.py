@@ -6,25 +6,52 @@ to standard error and never are. The files the command writes are in :mod:`~near
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
-from ..engine.pipeline import DedupResult
+from ..engine.pipeline import DedupResult, candidates_warning
 from ..engine.settings import RECALL_WEIGHTS, Settings
 from ..index.store import Match
 from ..lsh import approx_threshold, s_curve
 from ..readers import REASONS, ReadReport
 from ..text import normalize
 
-__all__ = ["PROG", "Console", "plural", "posix", "warn_skipped", "read_summary", "explain", "dedup_summary"]
-__all__ += ["match_summary"]
+__all__ = ["PROG", "Console", "printable", "plural", "posix", "warn_skipped", "read_summary", "explain"]
+__all__ += ["dedup_summary", "match_summary"]
 
 PROG = "neardup-lab"
 _PROBLEMS_SHOWN = 20
 _MATCHES_SHOWN = 20
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+# What a terminal would act on rather than show: C0 controls (ESC starts the sequences that
+# retitle a window or clear the screen), DEL, C1 controls (0x9b is a one-byte ESC [), line and
+# paragraph separators, and the marks that reorder bidirectional text (a name could read backwards).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(match: re.Match) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: control characters, line breaks and bidirectional
+    overrides written as escapes (``\\x1b``, ``\\n``, ``\\u202e``), everything else as it is.
+
+    File names, record ids and JSON keys come from the data; every line the command prints
+    passes through here, so none of them can move the cursor, retitle the window or split a line.
+
+    >>> print(printable("a\\x1b]0;owned\\x07.txt"), printable("x\\nnotes.txt"), printable("é\\u202eb"))
+    a\\x1b]0;owned\\x07.txt x\\nnotes.txt é\\u202eb
+    """
+    return _UNPRINTABLE.sub(_escaped, text)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -65,11 +92,11 @@ class Console:
     def say(self, line: str = "") -> None:
         """Print a summary line, unless quiet."""
         if not self.quiet:
-            print(line, file=self.out)
+            print(printable(line), file=self.out)
 
     def warn(self, line: str) -> None:
         """Print a problem or an error, named after the command, even when quiet."""
-        print(f"{PROG}: {line}", file=self.err)
+        print(f"{PROG}: {printable(line)}", file=self.err)
 
     def times(self, stages: Sequence[tuple[str, float]]) -> None:
         """Print the last summary line: seconds per stage.
@@ -147,7 +174,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
     b, r, t = settings.bands, settings.rows, settings.threshold
 
     def say(line: str) -> None:  # asked for explicitly, so printed even with --quiet
-        print(line, file=console.out)
+        print(printable(line), file=console.out)
 
     fp, fn = RECALL_WEIGHTS
     how = {
@@ -166,7 +193,8 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
 
 
 def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> None:
-    """Print the clusters a dedup found and the settings it used.
+    """Print the clusters a dedup found and the settings it used; warn (even when quiet) when
+    candidate pairs per document exploded (:func:`~neardup_lab.engine.pipeline.candidates_warning`).
 
     >>> from neardup_lab.engine.pipeline import dedup
     >>> dedup_summary(Console(quiet=False), dedup(["a b c", "a b c"], k=1), Settings(k=1))
@@ -181,10 +209,16 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
     console.say(f"clusters: {len(result.clusters)} ({multi} with more than one document)")
     console.say(f"kept: {len(result.keepers)} (policy: {settings.keeper})")
     console.say(f"removed: {len(result.removed)}")
+    df = settings.max_df
+    share = f"{df:.0%} of the" if isinstance(df, float) else f"{df}"
+    frequent = "" if df is None else f"; shingles in more than {share} documents ignored"
     console.say(
         f"settings: threshold {settings.threshold:g}, {settings.k}-{settings.shingle} shingles, "
-        f"{settings.num_perm} permutations, {settings.bands} bands x {settings.rows} rows"
+        f"{settings.num_perm} permutations, {settings.bands} bands x {settings.rows} rows{frequent}"
     )
+    warning = candidates_warning(result)
+    if warning:
+        console.warn(f"warning: {warning}")
 
 
 def _describe(m: Match) -> str:

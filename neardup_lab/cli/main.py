@@ -28,7 +28,18 @@ from ..readers import FORMATS, InputError
 from .commands import run_dedup, run_index, run_info
 from .console import PROG, Console
 from .explain import add_explain_command
-from .options import EXIT_ERROR, add_command, add_hash_options, add_max_bytes, given_settings, jobs
+from .options import (
+    EXIT_ERROR,
+    Parser,
+    add_command,
+    add_hash_options,
+    add_max_bytes,
+    delimiter,
+    encoding,
+    given_settings,
+    jobs,
+    share_or_count,
+)
 from .outputs import OUT_FORMATS, UsageError
 
 __all__ = ["main", "build_parser"]
@@ -118,8 +129,10 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--id-field", metavar="FIELD", help=nested + " (default: ids are path:line)")
     own = "CSV or Parquet column holding each record's own id (default: ids are path:line or path:row)"
     g.add_argument("--id-column", metavar="COLUMN", help=own)
-    g.add_argument("--delimiter", default=None, help="CSV delimiter (default: ',' or a tab for .tsv)")
-    g.add_argument("--encoding", default="utf-8", help="text encoding of the files (default: utf-8)")
+    tab = "CSV delimiter, one character, \\t for a tab (default: ',' or a tab for .tsv)"
+    g.add_argument("--delimiter", type=delimiter, default=None, help=tab)
+    what = "text encoding of the files (default: utf-8)"
+    g.add_argument("--encoding", type=encoding, default="utf-8", help=what)
     add_max_bytes(g, "documents", "; refused documents are reported and counted")
 
 
@@ -129,6 +142,8 @@ def _add_output_options(p: argparse.ArgumentParser, what: str) -> None:
     g.add_argument("--out-format", choices=OUT_FORMATS, help="format of --out (default: from its name)")
     g.add_argument("--problems", metavar="PATH", help="write every skipped input to PATH as JSONL")
     g.add_argument("--explain", action="store_true", help="print the chosen bands and rows and the S-curve")
+    null = "end each path listed for .txt inputs with a NUL byte, not a newline (for xargs -0)"
+    g.add_argument("--null", action="store_true", help=null)
     quiet = "no progress bars and no summary (problems are still reported)"
     g.add_argument("-q", "--quiet", action="store_true", help=quiet)
 
@@ -151,6 +166,11 @@ def _add_dedup_command(commands: argparse._SubParsersAction) -> None:
         default="first",
         help="which document of a cluster to keep: the first read, or the longest (default: first)",
     )
+    frequent = (
+        "ignore shingles found in more than this share (0.5) or number (30) of the documents, "
+        "such as shared boilerplate (default: keep all)"
+    )
+    g.add_argument("--max-df", dest="max_df", type=share_or_count, metavar="DF", help=frequent)
     workers = "workers for signing and verification (-1: all cores; default: 1)"
     g.add_argument("--jobs", type=jobs, default=1, metavar="N", help=workers)
     why = "add to each removed document the pair that tied it to its cluster"
@@ -208,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     >>> build_parser().parse_args(["dedup", "news/"]).command
     'dedup'
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Find near-duplicate documents in your own text files with MinHash and LSH.",
         epilog=_MAIN_EPILOG,

@@ -12,21 +12,28 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any
+import sys
+from typing import Any, NoReturn
 
 from .. import limits
 from ..engine.settings import SHINGLE_KINDS, Settings
 from ..minhash import SCHEMES
+from ..readers import InputError, check_encoding
+from .console import printable
 
 __all__ = [
     "EXIT_OK",
     "EXIT_SKIPPED",
     "EXIT_ERROR",
     "CLI_SCHEMES",
+    "Parser",
     "number",
     "whole",
     "jobs",
     "byte_size",
+    "share_or_count",
+    "delimiter",
+    "encoding",
     "add_command",
     "add_max_bytes",
     "add_hash_options",
@@ -38,6 +45,20 @@ __all__ = [
 EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
 #: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose error messages are safe to print (:func:`~.console.printable`):
+    they quote what was typed, which may come from a file name.
+
+    >>> Parser(prog="x").parse_args(["\\x1b[2J"])
+    Traceback (most recent call last):
+        ...
+    SystemExit: 2
+    """
+
+    def error(self, message: str) -> NoReturn:
+        super().error(printable(message))
 
 
 def _echo(text: str) -> str:
@@ -68,7 +89,7 @@ def whole(text: str) -> int:
 
 
 def jobs(text: str) -> int:
-    """A number of workers: 1 to :data:`~neardup_lab.limits.MAX_JOBS`, or -1 for all cores.
+    """A number of workers: 1 to :func:`~neardup_lab.limits.most_workers`, or -1 for all cores.
 
     >>> jobs("-1")
     -1
@@ -78,9 +99,11 @@ def jobs(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"must be a positive number of workers, or -1 for all cores; got {text}"
         )
-    if value > limits.MAX_JOBS:  # every worker is started up front: a typo must not start thousands
+    most = limits.most_workers()  # the API's own cap: every worker is started up front
+    if value > most:
         raise argparse.ArgumentTypeError(
-            f"must be at most {limits.MAX_JOBS}, got {text}; -1 uses every core of this machine"
+            f"must be at most {most} on this machine (four per core, at most {limits.MAX_JOBS}), "
+            f"got {text}; -1 uses every core"
         )
     return value
 
@@ -102,7 +125,47 @@ def byte_size(text: str) -> int:
         ) from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    if value > sys.maxsize:  # no file is that large; a read of it could not even be asked for
+        raise argparse.ArgumentTypeError(f"must be at most {sys.maxsize} (0: no limit), got {text}")
     return value
+
+
+def share_or_count(text: str) -> float | int:
+    """A share of the documents (``0.5``) or a count of them (``3``), as ``max_df`` takes it.
+
+    >>> share_or_count("0.5"), share_or_count("3")
+    (0.5, 3)
+    """
+    try:
+        return int(text)
+    except ValueError:
+        return number(text)
+
+
+def delimiter(text: str) -> str:
+    """A CSV delimiter: one character; ``\\t`` (as typed, unexpanded by the shell) is a tab.
+
+    >>> delimiter(";"), delimiter("\\\\t")
+    (';', '\\t')
+    """
+    value = "\t" if text == "\\t" else text
+    if len(value) != 1 or value in '"\r\n':
+        raise argparse.ArgumentTypeError(
+            f"must be one character, not a quote or a line break (\\t for a tab), got {_echo(text)}"
+        )
+    return value
+
+
+def encoding(text: str) -> str:
+    """A text encoding in which ASCII is ASCII (:func:`~neardup_lab.readers.check_encoding`).
+
+    >>> encoding("utf-8-sig")
+    'utf-8-sig'
+    """
+    try:
+        return check_encoding(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_command(commands: Any, name: str, help_text: str, description: str, epilog: str | None = None) -> Any:

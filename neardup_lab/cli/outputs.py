@@ -5,8 +5,9 @@ their format (:func:`records_writer`): ``--keep-out`` and ``--removed-out`` (ded
 (index). An output may never overwrite an input, land inside an index folder, or be a ``.txt``
 file in an input folder (a later run would read it as a document): :func:`check_outputs` refuses
 such paths before anything is read, :func:`check_not_read` after reading. Every file is written
-under a temporary name next to its path, and :func:`staged` moves them all into place only when
-the whole run succeeded.
+completely under a temporary name next to its path before the index is saved, and :func:`staged`
+moves them all into place only after that: the outputs and the index are committed together. An
+output never replaces a device, a FIFO or a link: a device is written into, a link written through.
 """
 
 from __future__ import annotations
@@ -18,14 +19,19 @@ import gzip
 import io
 import json
 import os
+import re
+import signal
+import stat
 import sys
+import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from .. import limits
 from ..engine.pipeline import DedupResult
-from ..index.fileformat import LOCK_NAME, META_NAME, atomic_writer
+from ..index.fileformat import LOCK_NAME, META_NAME
 from ..index.store import Match
 from ..readers import (
     FORMATS,
@@ -41,6 +47,7 @@ from ..readers import (
     optional_module,
     record_value,
 )
+from ..readers.files import read_errors
 from .console import posix
 
 __all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]
@@ -98,12 +105,36 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
         return f" is inside the index folder {posix(index)}, {risk}"
     if _looks_like_index(os.path.dirname(real)):
         return f" is inside a saved index folder, {risk}"
-    if real.lower().endswith(".txt") and any(_is_within(real, i) for i in inputs if os.path.isdir(i)):
+    # A new file reached through a link inside an input folder too (an existing one is an input).
+    lexical = os.path.abspath(path) if not os.path.exists(path) else real
+    folders = [(i, os.path.abspath(p)) for i, p in zip(map(os.path.realpath, args.inputs), args.inputs)]
+    if real.lower().endswith(".txt") and any(
+        _is_within(real, i) or _is_within(lexical, a) for i, a in folders if os.path.isdir(i)
+    ):
         later = "so a later run would read it as a document"
         return f" is a .txt file inside an input folder, {later}; {_ELSEWHERE}"
     if os.path.isdir(path):
         return " is a folder; give a file name"
+    if os.path.islink(path):  # written through: the folder that must exist is the target's
+        parent = os.path.dirname(real)
+        if not os.path.isdir(parent):
+            return f" is a link to {posix(real)}, whose folder does not exist; fix the link or {_ELSEWHERE}"
     return None if os.path.isdir(parent) else f": the folder {parent} does not exist"
+
+
+#: Compressions no output is written in (``--keep-out`` writes ``.gz`` and ``.zst``).
+_UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")
+
+
+def _compression_problem(option: str, path: str) -> str | None:
+    """What is wrong with the compression ``path``'s name announces for ``option``; None when nothing is."""
+    suffix = Path(path).suffix.lower()
+    records = option in RECORD_OPTIONS
+    if suffix in _UNWRITTEN and records:
+        return f" names a {suffix} file, which is not written; end the name in .gz or .zst, or drop {suffix}"
+    if suffix in _UNWRITTEN or (compression_of(path) and not records):
+        return f" names a {suffix} file, but it is written uncompressed; leave out {suffix}"
+    return None
 
 
 def check_outputs(args: argparse.Namespace) -> str | None:
@@ -119,7 +150,7 @@ def check_outputs(args: argparse.Namespace) -> str | None:
     for option in _OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if path is not None:
-            problem = _output_problem(path, args)
+            problem = _output_problem(path, args) or _compression_problem(option, path)
             if problem:
                 raise UsageError(f"{_option_name(option)} {path}{problem}")
             real = os.path.realpath(path)
@@ -140,13 +171,163 @@ def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
             raise UsageError(f"{_option_name(option)} {path} is one of the files read as input; {_ELSEWHERE}")
 
 
+# ----- writing: files staged and committed together, devices streamed ----------------------
+
+
+_MAX_HOPS = 40  # links followed at most, as the kernel itself allows
+
+
+def _fd_alias(path: str) -> bool:
+    """True when ``path`` leads, through links, to an open descriptor (``/dev/stdout``, ``/dev/fd/1``).
+
+    Such a name reaches whatever the descriptor is, a file the shell opened
+    included; replacing that file would leave the shell writing to a deleted one.
+    """
+    hop = os.path.abspath(path)
+    for _ in range(_MAX_HOPS):
+        folder = os.path.realpath(os.path.dirname(hop))
+        if re.fullmatch(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd", folder):
+            return True
+        if not os.path.islink(hop):
+            return False
+        hop = os.path.join(os.path.dirname(hop), os.readlink(hop))
+    return False
+
+
+def _streamed(path: str) -> bool:
+    """True when ``path`` is written into, not replaced: a device, a FIFO, a socket, ``/dev/stdout``.
+
+    A regular file (or a new name) is staged and renamed into place instead.
+
+    >>> _streamed(os.devnull), _streamed("new-clusters.jsonl")
+    (True, False)
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # a new name, or a link to one
+        return False
+    return not stat.S_ISDIR(mode) and (not stat.S_ISREG(mode) or _fd_alias(path))
+
+
+def _written_path(path: str) -> str:
+    """Where the bytes of output ``path`` go: the file a link points to (the link stays), else ``path``."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def _usual_mode(target: str) -> int:
+    """The permissions of the file replaced, or those a plain ``open()`` gives under the umask."""
+    try:
+        return os.stat(target).st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _text(fd: int) -> IO[str]:
+    """Descriptor ``fd`` as the text file a :data:`Writer` gets (UTF-8; odd file names escaped)."""
+    return open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace")
+
+
+def _cannot_write(path: str, err: OSError) -> UsageError:
+    return UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {_NOTHING}")
+
+
+_NOTHING = "nothing was written (free some space or write elsewhere, then run again)"
+
+
+def _stage(path: str, write: Writer) -> str:
+    """Write an output completely to a temporary file next to where it goes, synced; return its name."""
+    target = _written_path(path)
+    folder, name = os.path.split(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".tmp-{name}-", dir=folder or ".")
+    except OSError as err:
+        raise _cannot_write(path, err) from None
+    try:
+        os.chmod(tmp, _usual_mode(target))  # mkstemp makes the file private
+        with _text(fd) as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException as err:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(err, OSError) and not isinstance(err, BrokenPipeError):
+            raise _cannot_write(path, err) from None
+        raise
+    return tmp
+
+
+def _stream(path: str, write: Writer) -> None:
+    """Write an output into a device, FIFO or open descriptor, as ``>>`` would; never replace it."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
+        with _text(fd) as f:
+            write(f)
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise _cannot_write(path, err) from None
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while the block commits; a signal then lets the commit finish.
+
+    Stopped between the index save and the renames, a run would leave the index
+    grown and its reports missing. Only the main thread can set handlers.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {number: signal.signal(number, lambda *_: None) for number in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in held.items():
+            signal.signal(number, handler)
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _commit(moves: list[tuple[str, str]]) -> None:
+    """Rename each staged file into place; on a failure, keep what is left staged and say where."""
+    for done, (path, tmp) in enumerate(moves):
+        try:
+            os.replace(tmp, _written_path(path))
+        except OSError as err:
+            placed = ", ".join(posix(p) for p, _ in moves[:done]) or "none"
+            left = "; ".join(f"{posix(p)} is complete in {posix(t)}" for p, t in moves[done:])
+            raise UsageError(
+                f"cannot put {posix(path)} in place: {err.strerror or err}. Written: {placed}. "
+                f"Not moved, rename by hand: {left}"
+            ) from None
+    for folder in {os.path.dirname(_written_path(p)) or "." for p, _ in moves}:
+        _sync_folder(folder)
+
+
+def _sync_folder(folder: str) -> None:
+    """Make the renames in ``folder`` durable (POSIX; a folder cannot be opened on Windows)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
 @contextlib.contextmanager
 def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
-    """Write each output to a temporary file next to its path; move them all into place on success.
+    """Write every output completely, run the block (the index save), then move all files into place.
 
-    The block runs after the outputs are written and before they are moved:
-    if it raises (the index could not be saved), every temporary file is
-    removed and nothing is left behind.
+    Each file is written and synced under a temporary name next to where it
+    goes, before the block runs: a full disk stops the run before the index
+    commits, and removes every temporary file. A device, FIFO or ``/dev/stdout``
+    is written into (after the files are staged), never replaced; a link is
+    written through, never replaced. Signals wait while the block and the
+    renames run, so the index and the outputs are committed together.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -156,10 +337,25 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
     True
     ['p.jsonl']
     """
-    with contextlib.ExitStack() as stack:
+    moves: list[tuple[str, str]] = []  # (output path, staged file)
+    committing = False
+    try:
         for path, write in outputs:
-            write(stack.enter_context(atomic_writer(path)))
-        yield
+            if not _streamed(path):
+                moves.append((path, _stage(path, write)))
+        for path, write in outputs:
+            if _streamed(path):
+                _stream(path, write)
+        with _signals_held():
+            yield
+            committing = True
+            _commit(moves)
+    except BaseException:
+        if not committing:  # once renaming began, what is left staged is kept and named
+            for _, tmp in moves:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        raise
 
 
 def _rows_writer(fmt: str, nested: list[dict], flat: list[dict], columns: list[str]) -> Writer:
@@ -303,11 +499,45 @@ def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes]]:
             yield packed
 
 
-def _changed(source: str, where: str) -> UsageError:
-    return UsageError(f"{source} changed while this run read it ({where} is not what was read); {_AGAIN}")
+def _changed(source: str, what: str) -> UsageError:
+    return UsageError(f"{source} changed while this run read it ({what}); {_AGAIN}")
 
 
 _AGAIN = "nothing was written, run again"
+
+
+def _check_all_found(source: str, left: set[int], unit: str) -> None:
+    """Refuse a copy that did not find every wanted record: the input was cut short or rewritten."""
+    if left:
+        more = f" and {len(left) - 1} more" if len(left) > 1 else ""
+        raise _changed(source, f"{unit} {min(left)}{more} read before cannot be found again")
+
+
+def _unreadable(source: str, err: BaseException) -> UsageError:
+    return UsageError(f"{source} cannot be read again to copy its records ({err}); {_AGAIN}")
+
+
+def _read_again(path: str, items: Callable[[IO[bytes]], Iterator[Any]]) -> Iterator[Any]:
+    """``items(f)`` of the input ``path`` opened again; a damaged or vanished file is a clear error.
+
+    Only reading is guarded: the caller writes between the items, outside of it.
+    """
+    arrow = sys.modules.get("pyarrow")
+    errors = (OSError, ValueError, *read_errors(), *((arrow.ArrowException,) if arrow else ()))
+    try:
+        f, _ = open_input(path)
+    except errors as err:
+        raise _unreadable(posix(path), err) from None
+    with f:
+        found = items(f)
+        while True:
+            try:
+                item = next(found)
+            except StopIteration:
+                return
+            except errors as err:
+                raise _unreadable(posix(path), err) from None
+            yield item
 
 
 def _mixed(kind: str, first: str, other: str, what: str) -> UsageError:
@@ -330,22 +560,23 @@ def _by_source(documents: Sequence[Document]) -> _Grouped:
 
 
 def _copy_jsonl(out: IO[bytes], path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
-    f, _ = open_input(path)
-    with f:
-        for number, raw in jsonl_lines(f, args.max_bytes):
-            doc = wanted.get(number)
-            if doc is None:
-                continue
-            try:
-                same = (
-                    raw is not None
-                    and record_value(json.loads(raw.decode(args.encoding)), args.field) == doc.text
-                )
-            except (ValueError, TypeError, RecursionError):  # TypeError: no longer an object
-                same = False
-            if not same:
-                raise _changed(doc.source, f"line {number}")
-            out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+    left = set(wanted)
+    for number, raw in _read_again(path, lambda f: jsonl_lines(f, args.max_bytes)):
+        doc = wanted.get(number)
+        if doc is None:
+            continue
+        try:
+            record = json.loads(raw.decode(args.encoding)) if raw is not None else None
+            same = record is not None and record_value(record, args.field) == doc.text
+        except (ValueError, TypeError, RecursionError):  # TypeError: no longer an object
+            same = False
+        if not same:
+            raise _changed(doc.source, f"line {number} is not what was read")
+        out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+        left.discard(number)
+        if not left:  # stop before any damage further on, which the first read reported
+            return
+    _check_all_found(posix(path), left, "line")
 
 
 def _csv_header(path: str, args: argparse.Namespace) -> list[str] | None:
@@ -358,7 +589,9 @@ def _csv_header(path: str, args: argparse.Namespace) -> list[str] | None:
 
 def _copy_csv(rows: Any, path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
     header: list[str] | None = None
-    for item in csv_rows(path, args.encoding, args.max_bytes, args.delimiter):
+    left = set(wanted)
+    found = csv_rows(path, args.encoding, args.max_bytes, args.delimiter)
+    for item in found:
         if not isinstance(item, tuple):
             continue
         start, row = item
@@ -367,9 +600,14 @@ def _copy_csv(rows: Any, path: str, wanted: dict[int, Document], args: argparse.
             continue
         doc = wanted.get(start)
         if doc is not None:
-            if row[header.index(args.column)] != doc.text:
-                raise _changed(doc.source, f"line {start}")
+            if args.column not in header or row[header.index(args.column)] != doc.text:
+                raise _changed(doc.source, f"line {start} is not what was read")
             rows.writerow(row)
+            left.discard(start)
+            if not left:
+                found.close()
+                return
+    _check_all_found(posix(path), left, "line")
 
 
 def _write_csv(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argparse.Namespace) -> None:
@@ -417,28 +655,56 @@ def _write_parquet(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: 
     for path in paths[1:]:  # one file open at a time: a run may name thousands of shards
         other = _parquet_schema(path, pq)
         if other is None:
-            raise _changed(posix(path), "its schema")
+            raise _changed(posix(path), "its schema cannot be read again")
         if not schema.equals(other):
             raise _mixed("Parquet", paths[0], path, "schemas")
     with pq.ParquetWriter(raw, schema) as writer:
         for source, wanted in grouped.items():
-            f, _ = open_input(sources[source].path)
-            with f:
-                _copy_parquet(writer, pq.ParquetFile(f), wanted, args.column, pa)
+            _copy_parquet(writer, sources[source].path, wanted, args.column, pa)
 
 
-def _copy_parquet(writer: Any, table: Any, wanted: dict[int, Document], column: str, pa: Any) -> None:
-    first = 1  # row number of the batch's first row
-    for batch in table.iter_batches(batch_size=limits.PARQUET_BATCH_ROWS):
+def _copy_parquet(writer: Any, path: str, wanted: dict[int, Document], column: str, pa: Any) -> None:
+    pq = sys.modules["pyarrow.parquet"]
+    left, first = set(wanted), 1  # first: row number of the batch's first row
+    batches = _read_again(path, lambda f: pq.ParquetFile(f).iter_batches(limits.PARQUET_BATCH_ROWS))
+    for batch in batches:
         rows = [r for r in range(first, first + batch.num_rows) if r in wanted]
         if rows:
             chosen = batch.take(pa.array([r - first for r in rows]))
             texts = chosen.column(chosen.schema.get_field_index(column)).to_pylist()
             for row, text in zip(rows, texts):
                 if text != wanted[row].text:
-                    raise _changed(wanted[row].source, f"row {row}")
+                    raise _changed(wanted[row].source, f"row {row} is not what was read")
             writer.write_batch(chosen)
+            left.difference_update(rows)
+            if not left:  # stop before any damage further on, which the first read reported
+                batches.close()
+                return
         first += batch.num_rows
+    _check_all_found(posix(path), left, "row")
+
+
+#: Bytes a line-based list of paths cannot hold safely: a newline would make one path two.
+_CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
+
+
+def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterator[bytes]:
+    """The bytes of each document's path as the file system holds them, a line each (``null``: NUL-ended).
+
+    A path holding a control character is refused in a list of lines.
+
+    >>> list(_path_lines([Document("a.txt", "rain", "a.txt")], "kept.lst", null=True))
+    [b'a.txt\\x00']
+    """
+    for doc in documents:
+        name = os.fsencode(doc.source)
+        if not null and _CONTROL.search(name):
+            raise UsageError(
+                f"{posix(path)} lists one path per line, but the file name {doc.source!r} holds a control "
+                "character (a newline would make it two paths); give --null for NUL-ended paths "
+                "(xargs -0), or rename the file"
+            )
+        yield name + (b"\0" if null else b"\n")
 
 
 def records_writer(
@@ -448,10 +714,11 @@ def records_writer(
 
     JSONL lines are copied byte for byte as read; CSV rows are written under
     the inputs' header, Parquet rows with their schema, and for folders of
-    ``.txt`` files the paths, one per line. The records are read again from
-    the inputs (never held in memory) and checked against the texts read the
-    first time: an input that changed meanwhile is refused, and nothing is
-    written. The output is compressed when ``path`` ends in ``.gz``/``.zst``.
+    ``.txt`` files the paths, one per line (NUL-ended with ``args.null``). The
+    records are read again from the inputs (never held in memory) and checked
+    against the texts read the first time: an input that changed meanwhile, or
+    was cut short, or cannot be read again, is refused, and nothing is written.
+    The output is compressed when ``path`` ends in ``.gz``/``.zst``.
 
     >>> import io, pathlib, tempfile
     >>> from neardup_lab.readers import read_inputs
@@ -471,8 +738,8 @@ def records_writer(
     def write(f: IO[str]) -> None:
         f.flush()
         with _compressed(f.buffer, path) as raw:  # type: ignore[attr-defined]
-            if kind == "txt":  # the bytes of each path, as the file system holds them
-                raw.writelines(os.fsencode(doc.source) + b"\n" for doc in documents)
+            if kind == "txt":
+                raw.writelines(_path_lines(documents, path, getattr(args, "null", False)))
             elif kind == "jsonl":
                 for source, wanted in grouped.items():
                     _copy_jsonl(raw, report.sources[source].path, wanted, args)

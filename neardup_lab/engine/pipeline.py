@@ -16,8 +16,9 @@ import numpy as np
 
 from .. import hashing, limits
 from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
+from ..docfreq import frequent_ids
 from ..lsh import band_groups
-from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
+from ..minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
 from ..spans import chunk_bounds, cut, span_positions
 from ..text import words
 from ..validate import first_not_text
@@ -38,6 +39,8 @@ __all__ = [
     "check_documents",
     "keep_verified",
     "looks_unspaced",
+    "frequent_shingle_ids",
+    "candidates_warning",
     "RECALL_WEIGHTS",
 ]
 
@@ -126,7 +129,9 @@ class Prepared(NamedTuple):
 ID_FORMS = ("sets", "raw", "none")
 
 
-def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepared:
+def prepare(
+    docs: Sequence[str], settings: Settings, ids: str = "sets", drop: np.ndarray | None = None
+) -> Prepared:
     """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
 
     Words and their hashes come from :mod:`~neardup_lab.engine.tokenize`, shingle ids from
@@ -136,7 +141,9 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     each normalised text only. ``ids`` says what to keep of the shingle ids:
     ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.engine.verify.pack_id_sets`);
     ``"raw"``, the ids in text order, unsorted (:class:`~neardup_lab.engine.idsets.ShingleIds`);
-    ``"none"``, nothing (``sets`` then covers no document).
+    ``"none"``, nothing (``sets`` then covers no document). ``drop``: sorted shingle ids to
+    leave out of signatures and sets, the corpus's frequent ones (:func:`frequent_shingle_ids`),
+    which settings with ``max_df`` need.
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -147,9 +154,18 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     [0, 3]
     """
     _check_id_form(ids)
+    if settings.max_df is not None and drop is None:
+        raise ValueError(
+            f"max_df={settings.max_df!r} needs the document frequencies of the whole corpus, which only "
+            "dedup computes; leave max_df unset here (the saved index and dedup_dask do not support it)"
+        )
     tokens = tokenize_batch(docs)
     keys = exact_keys(*tokens)
     shingles, counts = unsorted_shingle_ids(docs, settings, tokens)
+    if drop is not None and len(drop) and len(shingles):
+        kept = _absent(shingles, drop)
+        owner = np.repeat(np.arange(len(counts)), counts)
+        shingles, counts = shingles[kept], np.bincount(owner[kept], minlength=len(counts)).astype(np.int64)
     first: dict[bytes, int] = {}
     first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
     signed = first_of == np.arange(len(keys))
@@ -170,6 +186,38 @@ def prepare(docs: Sequence[str], settings: Settings, ids: str = "sets") -> Prepa
     return Prepared(keys, sets, signatures)
 
 
+def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
+    """Whether each of ``ids`` is missing from the sorted array ``drop``."""
+    at = np.minimum(np.searchsorted(drop, ids), len(drop) - 1)
+    return drop[at] != ids
+
+
+def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 1) -> np.ndarray:
+    """The sorted shingle ids found in more than ``settings.max_df`` of ``docs``
+    (:func:`~neardup_lab.docfreq.frequent_ids`), counted in chunks as :func:`prepare_many` cuts them.
+
+    >>> docs = ["menu rain", "menu sun", "menu wind", "storm"]
+    >>> len(frequent_shingle_ids(docs, Settings(k=1, max_df=0.5)))  # "menu" is in 3 of 4
+    1
+    """
+    if settings.max_df is None:
+        return np.empty(0, dtype=np.uint64)
+    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
+
+    def count(bound: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        ids, counts = unsorted_shingle_ids(docs[bound[0] : bound[1]], settings)
+        if not len(ids):
+            return ids, np.empty(0, dtype=np.int64)
+        owner = np.repeat(np.arange(len(counts)), counts)
+        order = np.lexsort((ids, owner))
+        ids, owner = ids[order], owner[order]
+        first = np.r_[True, (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])]  # once per document
+        return np.unique(ids[first], return_counts=True)
+
+    return frequent_ids(list(ordered_map(count, bounds, n_jobs)), settings.max_df, len(docs))
+
+
 def _check_id_form(ids: object) -> None:
     if ids not in ID_FORMS:
         raise ValueError(f"ids must be one of {', '.join(map(repr, ID_FORMS))}, got {ids!r}")
@@ -182,6 +230,7 @@ def prepare_many(
     progress: bool = False,
     ids_budget: int | None = None,
     ids: str = "sets",
+    drop: np.ndarray | None = None,
 ) -> Prepared:
     """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
 
@@ -191,7 +240,7 @@ def prepare_many(
     signatures are copied out as it finishes. With ``ids_budget`` (bytes), only the ids
     of the first documents that fit in it are kept (verification derives the others
     again, :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); ``ids`` is
-    :func:`prepare`'s (in text order, ``"raw"``, they take as much memory as sorted).
+    :func:`prepare`'s (in text order, ``"raw"``, they take as much memory as sorted), and so is ``drop``.
     Threads, not processes: most of :func:`prepare` is numpy passes over a whole chunk,
     which run without the interpreter lock, and threads read the texts where they are
     (see :mod:`~neardup_lab.workers`). The answer does not depend on ``n_jobs``.
@@ -211,7 +260,7 @@ def prepare_many(
     with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
         def prepare_chunk(bound: tuple[int, int]) -> Prepared:
-            return prepare(docs[bound[0] : bound[1]], settings, "none" if collected.full else ids)
+            return prepare(docs[bound[0] : bound[1]], settings, "none" if collected.full else ids, drop)
 
         parts = ordered_map(prepare_chunk, bounds, n_jobs)
         for (start, stop), part in zip(bounds, parts):
@@ -339,7 +388,8 @@ def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
 
     Text in scripts written without spaces (Chinese, Japanese, Thai) becomes
     one token per sentence, and word shingles then miss near-duplicates:
-    ``shingle="char"`` is the setting for it.
+    ``shingle="char"`` is the setting for it. Only the first
+    :data:`~neardup_lab.limits.SPACES_SAMPLE_CHARS` characters of a document are looked at.
 
     >>> looks_unspaced(["今日は雨が降っています。", "明日は晴れるでしょう。"], Settings())
     True
@@ -347,8 +397,38 @@ def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
     if settings.shingle != "word" or not docs:
         return False
     sample = docs[:: max(1, len(docs) // 200)]
-    single = [d for d in sample if len(d) >= 8 and len(words(d)) <= 1]
+    # The start of a document tells: normalising all of it would be the tokenizer's work twice.
+    head = limits.SPACES_SAMPLE_CHARS
+    single = [d for d in sample if len(d) >= 8 and len(words(d[:head])) <= 1]
     return 2 * len(single) > len(sample)
+
+
+def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
+    """Whether each signature is not the empty set's (a document left with no shingle)."""
+    return (signatures != empty_value(settings.scheme)).any(axis=1)
+
+
+def candidates_warning(result: DedupResult) -> str | None:
+    """What to say when candidate pairs per document explode (more than
+    :data:`~neardup_lab.limits.CANDIDATES_PER_DOCUMENT` checked a document), with the remedy; else None.
+
+    Documents that share boilerplate (a menu, a licence, a template) agree on many bands
+    without being duplicates: each becomes a candidate of many others, and checking them
+    costs time that grows with the square of the corpus.
+
+    >>> candidates_warning(dedup(["rain today in the city", "sun"], k=1)) is None
+    True
+    """
+    stats = result.stats.get("candidates", {})
+    per_document = stats.get("per_document", 0.0)
+    if per_document <= limits.CANDIDATES_PER_DOCUMENT:
+        return None
+    return (
+        f"{int(stats['pairs'])} candidate pairs were checked, {per_document:.0f} per document: many "
+        "documents share text that is not theirs (boilerplate such as menus or licences), and the "
+        "time grows with the square of their number; ignore shingles most documents share with "
+        "max_df=0.5 (--max-df 0.5), or raise the threshold"
+    )
 
 
 def keep_verified(
@@ -409,6 +489,7 @@ def dedup(
     n_jobs: int = 1,
     progress: bool | None = None,
     bbits: int | None = None,
+    max_df: float | int | None = None,
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
@@ -432,8 +513,12 @@ def dedup(
     :data:`~neardup_lab.engine.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands
     of 7 rows). ``progress`` shows a bar (default: only when standard error is a
     terminal). ``bbits`` keeps only that many low bits of each value (b-bit
-    MinHash) for banding and estimates. Warns when word shingles meet text
-    written without spaces.
+    MinHash) for banding and estimates. ``max_df`` ignores the shingles found in more
+    than that share (float) or count (int) of the documents, when signing and verifying
+    (shared boilerplate: :mod:`~neardup_lab.docfreq`); a document left with no shingle then
+    joins only its exact copies, and every document's ids are kept for verification.
+    Warns when word shingles meet text written without spaces;
+    :func:`candidates_warning` says when candidate pairs per document explode.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
@@ -455,6 +540,7 @@ def dedup(
         verify=verify,
         keeper=keeper,
         bbits=bbits,
+        max_df=max_df,
     )
     check_documents(docs)
     jobs = check_jobs(n_jobs)
@@ -468,12 +554,16 @@ def dedup(
     show = sys.stderr.isatty() if progress is None else progress
     clock, exact, n = _Clock(), settings.verify == "exact", len(docs)
     with clock.stage("signatures"):  # the exact-copy keys are computed here too
-        prepared = prepare_many(docs, settings, jobs, show, limits.IDS_BUDGET if exact else 0, ids="raw")
+        drop = None if settings.max_df is None else frequent_shingle_ids(docs, settings, jobs)
+        # With max_df every document's ids are kept: ids derived again would hold frequent ones.
+        budget = limits.IDS_BUDGET if exact and drop is None else None if exact else 0
+        prepared = prepare_many(docs, settings, jobs, show, budget, ids="raw", drop=drop)
 
     with clock.stage("exact"):
         first: dict[bytes, int] = {}
         group_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(prepared.keys)), np.int64, n)
         reps = np.flatnonzero(group_of == np.arange(n))
+        banded = reps if drop is None else reps[_has_shingles(prepared.signatures[reps], settings)]
         copy_ids = np.flatnonzero(group_of != np.arange(n))
         copies = np.stack([group_of[copy_ids], copy_ids], axis=1)
         copies = copies[np.lexsort((copies[:, 1], copies[:, 0]))]
@@ -483,9 +573,8 @@ def dedup(
         if bbits is not None:
             signatures = bbit_signatures(signatures, bbits)
             prepared = prepared._replace(signatures=signatures)
-        groups = [
-            band.shared() for band in band_groups(signatures, settings.bands, settings.rows, jobs, among=reps)
-        ]
+        banding = band_groups(signatures, settings.bands, settings.rows, jobs, among=banded)
+        groups = [band.shared() for band in banding]
         del signatures
         if settings.verify != "estimate":  # banding was the signatures' last use: free them
             empty = np.empty((0, settings.num_perm), prepared.signatures.dtype)
@@ -514,7 +603,7 @@ def dedup(
     counts = {  # the stages in the order they are taught
         "exact": {"documents": n, "unique": len(reps), "copies": len(copy_ids)},
         "signatures": {"signed": n},
-        "candidates": {"pairs": found.checked},
+        "candidates": {"pairs": found.checked, "per_document": found.checked / max(n, 1)},
         "verified": {"pairs": len(verified)},
         "clusters": {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)},
     }

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+
 from ..clusters import choose_keepers, clusters_from_pairs
+from ..docfreq import frequent_shingles
 from ..hashing import hash_shingles, word_shingle_ids
 from ..lsh import candidate_pair_array
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
@@ -51,19 +54,24 @@ def reference_dedup(docs: Sequence[str], settings: Settings | None = None) -> Re
     group = [first.setdefault(tuple(words(doc)), i) for i, doc in enumerate(docs)]
     reps = [i for i, g in enumerate(group) if g == i]
     copies = sorted((g, i) for i, g in enumerate(group) if g != i)
-    # 2. Sign each representative's shingles.
+    # 2. Sign each representative's shingles, less those in more than max_df of all documents.
     shingles = char_shingles if s.shingle == "char" else word_shingles
-    sets = {i: shingles(docs[i], s.k) for i in reps}
-    if s.shingle == "char":
-        ids = [hash_shingles(sets[i]) for i in reps]
+    frequent = set() if s.max_df is None else frequent_shingles([shingles(d, s.k) for d in docs], s.max_df)
+    sets = {i: shingles(docs[i], s.k) - frequent for i in reps}
+    if s.shingle == "char" or frequent:  # a word shingle's id is that of the shingle's own text
+        hashed = hash_shingles if s.shingle == "char" else lambda words: _word_ids(words, s.k)
+        ids = [hashed(sets[i]) for i in reps]
     else:
         ids = [word_shingle_ids(docs[i], s.k) for i in reps]
     signatures = s.hasher().signatures(ids)
     if s.bbits is not None:
         signatures = bbit_signatures(signatures, s.bbits)
     row = {doc: r for r, doc in enumerate(reps)}
-    # 3. Band: pairs of representatives that agree on a whole band.
-    candidates = [(reps[a], reps[b]) for a, b in candidate_pair_array(signatures, s.bands, s.rows).tolist()]
+    # 3. Band: pairs of representatives that agree on a whole band (with max_df, of those
+    # that have shingles left: an emptied document joins only its exact copies).
+    banded = [r for r, i in enumerate(reps) if s.max_df is None or sets[i]]
+    pairs_of_rows = candidate_pair_array(signatures[banded], s.bands, s.rows).tolist()
+    candidates = [(reps[banded[a]], reps[banded[b]]) for a, b in pairs_of_rows]
 
     # 4. Verify: exact Jaccard, the signatures' estimate, or none.
     def similarity(a: int, b: int) -> float:
@@ -79,3 +87,9 @@ def reference_dedup(docs: Sequence[str], settings: Settings | None = None) -> Re
     clusters = clusters_from_pairs(len(docs), copies + pairs)
     keepers = choose_keepers(clusters, s.keeper, lengths=[len(doc) for doc in docs])
     return Reference(clusters, keepers, copies, pairs)
+
+
+def _word_ids(shingles: set[str], k: int) -> np.ndarray:
+    """The ids :func:`~neardup_lab.hashing.word_shingle_ids` gives these word shingles."""
+    ids = [word_shingle_ids(shingle, k) for shingle in sorted(shingles)]
+    return np.unique(np.concatenate([np.empty(0, dtype=np.uint64), *ids]))

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from ..clusters import KEEPER_POLICIES
+from ..docfreq import max_count
 from ..lsh import check_banding, optimal_params
 from ..minhash import MAX_NUM_PERM, SCHEMES, MinHasher
 from ..text import MAX_SHINGLE_SIZE
@@ -44,6 +45,8 @@ VERIFIERS = ("exact", "estimate", "none")
 #: candidate is verified, so a false positive costs only a check while a false negative
 #: loses a duplicate for good: the default bends the S-curve below the threshold.
 RECALL_WEIGHTS = (0.01, 0.99)
+#: Settings that saved settings from before them may lack; a missing one takes its default.
+_ADDED_LATER = ("max_df",)
 
 
 def _number(value: object, name: str) -> float:
@@ -66,6 +69,9 @@ class Settings:
     :data:`RECALL_WEIGHTS`. ``verify``: ``"exact"`` Jaccard, the signature
     ``"estimate"``, or ``"none"``. ``keeper``: which member of a cluster stays.
     ``bbits``: keep only that many low bits of each value (b-bit MinHash).
+    ``max_df``: ignore, when signing and verifying, the shingles found in more than this
+    share (a float in (0, 1]) or count (an int) of the documents, as
+    :func:`~neardup_lab.docfreq.drop_frequent` does (shared boilerplate); None keeps them all.
 
     Raises TypeError for a value of the wrong type (bools are not numbers) and
     ValueError for one out of range, naming it.
@@ -89,6 +95,7 @@ class Settings:
     verify: str = "exact"
     keeper: str = "first"
     bbits: int | None = None
+    max_df: float | int | None = None
 
     def __post_init__(self) -> None:
         threshold = _number(self.threshold, "threshold")
@@ -119,7 +126,12 @@ class Settings:
                     f"bbits={bbits} is too few for banding: with {rows} rows a band of unrelated "
                     f"documents matches by chance with probability 2**-{bbits * rows}; use bbits >= 8"
                 )
+        max_df = self.max_df
+        if max_df is not None:
+            max_count(max_df, 1)  # raises, naming the value, unless a share in (0, 1] or a count >= 1
+            max_df = float(max_df) if isinstance(max_df, (float, np.floating)) else int(max_df)
         for name, value in (
+            ("max_df", max_df),
             ("threshold", threshold),
             ("num_perm", num_perm),
             ("k", k),
@@ -139,16 +151,22 @@ class Settings:
         return MinHasher(num_perm=self.num_perm, seed=self.seed, scheme=self.scheme)
 
     def to_dict(self) -> dict:
-        """The settings as plain JSON-ready data.
+        """The settings as plain JSON-ready data (``max_df`` only when set, so that what was
+        saved before it existed reads the same).
 
-        >>> Settings().to_dict()["bands"]
-        18
+        >>> Settings().to_dict()["bands"], "max_df" in Settings().to_dict()
+        (18, False)
         """
-        return asdict(self)
+        data = asdict(self)
+        for name in _ADDED_LATER:
+            if data[name] is None:
+                del data[name]
+        return data
 
     @classmethod
     def from_dict(cls, data: object) -> Settings:
-        """Settings from :meth:`to_dict` output; ValueError names a missing or unknown key.
+        """Settings from :meth:`to_dict` output; ValueError names a missing or unknown key
+        (settings added later may be missing: they take their defaults).
 
         >>> Settings.from_dict(Settings(threshold=0.7).to_dict()).threshold
         0.7
@@ -156,11 +174,11 @@ class Settings:
         names = [f.name for f in fields(cls)]
         if not isinstance(data, dict):
             raise ValueError(f"settings must be a mapping, got {type(data).__name__}")
-        missing = [n for n in names if n not in data]
+        missing = [n for n in names if n not in data and n not in _ADDED_LATER]
         extra = sorted(set(data) - set(names))
         if missing or extra:
             raise ValueError(f"settings keys differ: missing {missing}, unexpected {extra}")
-        return cls(**{n: data[n] for n in names})
+        return cls(**{n: data[n] for n in names if n in data})
 
     def differing(self, wanted: Mapping[str, object]) -> dict[str, object]:
         """The settings named in ``wanted`` whose value here is another: name -> our value.

@@ -10,10 +10,13 @@ An index is a folder::
 The data file repeats the settings, count and generation, so the checksum in ``index.json``
 covers every setting that shapes the bits: an edited ``index.json`` is refused as damaged, naming
 the field. The arrays are plain numbers and strings, loaded with ``allow_pickle=False``, so
-opening an index never runs code. A change is a new data file (temporary name, fsync, rename)
-committed by atomically replacing ``index.json``; a new index is built in a staging folder and
-renamed into place: a run killed at any moment leaves the old index intact, and the next save
-removes what it left. :mod:`~neardup_lab.index.store` holds what the arrays mean.
+opening an index never runs code; strings (document ids, input file names) are UTF-8 bytes with
+offsets, so one long id costs its own length only. Every file of the folder is opened without
+following symbolic links, and anything but a regular file is refused. A change is a new data
+file (temporary name, fsync, rename) committed by atomically replacing ``index.json``; a new
+index is built in a staging folder and renamed into place: a run killed at any moment leaves the
+old index intact, and the next save removes what it left. :mod:`~neardup_lab.index.store`
+holds what the arrays mean.
 """
 
 from __future__ import annotations
@@ -47,20 +50,28 @@ except ImportError:  # Windows: no file locks; the generation check alone guards
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "META_NAME", "LOCK_NAME"]
 __all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
 __all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "atomic_writer", "OnDisk"]
-__all__ += ["Loaded", "write_new", "write_update", "read_index"]
+__all__ += ["Loaded", "write_new", "write_update", "read_index", "pack_strings", "unpack_strings"]
 
 FORMAT_NAME = "neardup-lab-index"
-#: Version 2 repeats the settings inside the data file, under its checksum.
-FORMAT_VERSION = 2
+#: Version 2 repeats the settings inside the data file, under its checksum; version 3 stores
+#: strings as UTF-8 bytes with offsets and remembers the input files added (version 2 is still read).
+FORMAT_VERSION = 3
+_OLDEST_READ = 2
 #: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
 NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 #: How shingles become ids, the way :func:`~neardup_lab.engine.pipeline.prepare` makes them.
 SHINGLE_HASH = "word:byte-lane-words-ngram-ids/2;char:xxh3-64-utf8/1;exact:xxh3-128-word-hashes/2"
 META_NAME = "index.json"
 LOCK_NAME = ".lock"
-#: The arrays of a data file. ``shingle_ids`` and ``shingle_offsets`` are an
+#: The arrays of a data file. ``ids`` and ``id_offsets`` are the document ids (see
+#: :func:`pack_strings`), ``shingle_ids`` and ``shingle_offsets`` an
 #: :class:`~neardup_lab.engine.verify.IdSets`, ``exact_keys`` the 128-bit keys as two uint64.
-ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
+#: ``source_*`` describe each input file added: its name (packed like ids), its
+#: ``(st_dev, st_ino)`` and the SHA-256 of its bytes.
+ARRAYS = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
+ARRAYS += ("source_names", "source_name_offsets", "source_inodes", "source_digests")
+_V2_ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no such flag (and no symlinks a user makes lightly)
 _HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
 _HEADER_KEYS = ("format", "format_version", "normalization", "shingle_hash", "settings", "documents")
 _HEADER_KEYS += ("generation",)
@@ -237,7 +248,8 @@ def write_update(seen: OnDisk, arrays: dict[str, np.ndarray], settings: Settings
     folder = seen.folder
     with _locked(folder):
         try:
-            current = (folder / META_NAME).read_bytes()
+            with _open_regular(folder / META_NAME) as f:
+                current = f.read(_MAX_META_BYTES + 1)
         except OSError as err:
             raise IndexBusyError(f"cannot re-read {META_NAME} before writing: {err}") from None
         if current != seen.meta_bytes:
@@ -259,7 +271,7 @@ def _header(arrays: dict[str, np.ndarray], settings: Settings, generation: int) 
         "normalization": NORMALIZATION,
         "shingle_hash": SHINGLE_HASH,
         "settings": settings.to_dict(),
-        "documents": len(arrays["ids"]),
+        "documents": len(arrays["id_offsets"]) - 1,
         "generation": generation,
     }
 
@@ -271,7 +283,7 @@ def _write_generation(
     header = _header(arrays, settings, generation)
     with atomic_writer(folder / data_name, binary=True) as f:
         np.savez(f, **arrays, **{_HEADER: np.array(_canonical(header))})
-    with open(folder / data_name, "rb") as f:
+    with _open_regular(folder / data_name) as f:
         sha256 = _sha256_of(f)
     meta = {
         **header,
@@ -280,8 +292,13 @@ def _write_generation(
         "written_by": f"neardup_lab {__version__}",
     }
     meta_bytes = (json.dumps(meta, indent=2) + "\n").encode("utf-8")
-    with atomic_writer(folder / META_NAME, binary=True) as f:
-        f.write(meta_bytes)
+    try:
+        with atomic_writer(folder / META_NAME, binary=True) as f:
+            f.write(meta_bytes)
+    except BaseException:  # no index.json names the new data file: do not leave it (a full disk)
+        with contextlib.suppress(OSError):
+            (folder / data_name).unlink()
+        raise
     return meta_bytes
 
 
@@ -307,7 +324,7 @@ def _locked(folder: Path) -> Iterator[None]:
     if fcntl is None:
         yield
         return
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(folder)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -318,6 +335,35 @@ def _locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def _open_lock(folder: Path) -> int:
+    """Open (creating it if needed) ``folder/.lock``: never through a link, never anything but a file.
+
+    A ``.lock`` that is a link to, say, a system file is refused rather than followed, so the
+    file it points to is neither created nor touched.
+    """
+    path, shown = folder / LOCK_NAME, folder.as_posix()
+    flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+    if os.path.islink(path):  # also where O_NOFOLLOW does not exist
+        raise _not_regular(path, shown, "a symbolic link")
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as err:
+        if os.path.islink(path):  # ELOOP, or the link appeared since the check
+            raise _not_regular(path, shown, "a symbolic link") from None
+        raise StoreError(f"cannot open {LOCK_NAME} in the index {shown}: {err.strerror or err}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _not_regular(path, shown, "not a regular file")
+    return fd
+
+
+def _not_regular(path: Path, shown: str, what: str) -> CorruptIndexError:
+    return CorruptIndexError(
+        f"{path.name} in the index {shown} is {what}; an index holds only regular files, so it "
+        f"was not opened. Remove {path.as_posix()} (it is not part of the index) and run this again"
+    )
 
 
 # ----- leftovers of killed runs, builds in progress --------------------------------------------
@@ -414,11 +460,14 @@ def _is_dead_build(folder: Path) -> bool:
 
 
 class Loaded(NamedTuple):
-    """A checked index as read: its settings, its arrays (see :data:`ARRAYS`) and where it lies."""
+    """A checked index as read: its settings, its arrays (see :data:`ARRAYS`), where it lies, and
+    the document ids and input file names the arrays hold, decoded."""
 
     settings: Settings
     arrays: dict[str, np.ndarray]
     disk: OnDisk
+    ids: list[str]
+    source_names: list[str]
 
 
 def read_index(folder: Path) -> Loaded:
@@ -443,7 +492,8 @@ def read_index(folder: Path) -> Loaded:
         meta_bytes = _read_meta(folder, shown)
         meta, settings = _parse_meta(meta_bytes, shown)
         try:
-            arrays, header = _load_data(folder / meta["data_file"], meta["data_sha256"], shown)
+            members = ARRAYS if meta["format_version"] == FORMAT_VERSION else _V2_ARRAYS
+            arrays, header = _load_data(folder / meta["data_file"], meta["data_sha256"], shown, members)
         except FileNotFoundError:
             if _read_meta(folder, shown) == meta_bytes:
                 raise CorruptIndexError(
@@ -453,8 +503,10 @@ def read_index(folder: Path) -> Loaded:
             continue  # a writer committed a newer generation and removed this one
         _check_header(meta, header, shown)
         _check_code_stamps(meta, shown)
-        _check_arrays(arrays, meta["documents"], settings, shown)
-        return Loaded(settings, arrays, OnDisk(folder, meta_bytes, meta["generation"]))
+        if members is _V2_ARRAYS:
+            arrays = _from_version_2(arrays, meta["documents"], shown)
+        ids, names = _check_arrays(arrays, meta["documents"], settings, shown)
+        return Loaded(settings, arrays, OnDisk(folder, meta_bytes, meta["generation"]), ids, names)
     raise IndexBusyError(
         f"the index {shown} changed {_OPEN_ATTEMPTS} times while it was being opened; "
         "try again when the runs writing to it have finished"
@@ -493,8 +545,16 @@ def _load_json(text: str) -> object:
 
 
 def _open_regular(path: Path) -> IO[bytes]:
-    """Open ``path`` for reading, refusing anything but a regular file (a FIFO would block)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    """Open ``path`` for reading, refusing a link and anything but a regular file (a FIFO would block)."""
+    if os.path.islink(path):
+        raise IsADirectoryError(21, "a symbolic link, not a regular file", str(path))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | _NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        if os.path.islink(path):  # ELOOP: the link appeared since the check
+            raise IsADirectoryError(21, "a symbolic link, not a regular file", str(path)) from None
+        raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise IsADirectoryError(21, "not a regular file", str(path))
@@ -508,6 +568,11 @@ def _read_meta(folder: Path, shown: str) -> bytes:
     except FileNotFoundError:
         raise CorruptIndexError(
             f"{shown} has no {META_NAME}, so it is not a neardup-lab index (or it is damaged)"
+        ) from None
+    except IsADirectoryError as err:  # a link, a folder, a FIFO...: never part of an index
+        raise StoreError(
+            f"cannot read {META_NAME} in {shown}: it is {err.strerror}; an index holds only regular files "
+            "(restore the index from a backup or rebuild it)"
         ) from None
     except OSError as err:
         raise StoreError(f"cannot read {META_NAME} in {shown}: {err.strerror or err}") from None
@@ -572,11 +637,11 @@ def _parse_settings(data: object) -> Settings:
 def _check_version(version: object, shown: str) -> None:
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise _damaged(shown, f"{META_NAME} has no valid format_version ({_show(version)})")
-    if version != FORMAT_VERSION:
+    if not _OLDEST_READ <= version <= FORMAT_VERSION:
         newer = version > FORMAT_VERSION
         raise IndexVersionError(
             f"the index {shown} uses format version {version}, {'newer' if newer else 'older'} than the "
-            f"version {FORMAT_VERSION} this neardup_lab reads; "
+            f"versions {_OLDEST_READ} to {FORMAT_VERSION} this neardup_lab reads; "
             + ("upgrade neardup_lab to open it" if newer else _REBUILD)
         )
 
@@ -624,7 +689,9 @@ def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
             )
 
 
-def _load_data(data_path: Path, sha256: str, shown: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def _load_data(
+    data_path: Path, sha256: str, shown: str, names: tuple[str, ...]
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The arrays and header of a data file whose checksum matches; FileNotFoundError if it is gone.
 
     The file is opened once, so the bytes checked are the bytes loaded even if
@@ -645,10 +712,10 @@ def _load_data(data_path: Path, sha256: str, shown: str) -> tuple[dict[str, np.n
         if f.read(4) != b"PK\x03\x04":
             raise _damaged(shown, "its data file is not a .npz archive")
         try:  # _check_members refuses object arrays before allow_pickle=False has to
-            _check_members(f, os.fstat(f.fileno()).st_size, shown)
+            _check_members(f, os.fstat(f.fileno()).st_size, shown, names)
             f.seek(0)
             with np.load(f, allow_pickle=False) as npz:
-                members = {name: npz[name] for name in (*ARRAYS, _HEADER)}
+                members = {name: npz[name] for name in (*names, _HEADER)}
         except (ValueError, zipfile.BadZipFile, OSError, EOFError, zlib.error, KeyError) as err:
             raise _damaged(shown, f"its data file: {err}") from None
     header = members.pop(_HEADER)
@@ -662,7 +729,7 @@ def _pickled(shown: str) -> CorruptIndexError:
     )
 
 
-def _check_members(f: IO[bytes], size: int, shown: str) -> None:
+def _check_members(f: IO[bytes], size: int, shown: str, names: tuple[str, ...]) -> None:
     """Refuse, before numpy allocates anything, members that are not plain arrays this file can hold.
 
     ``np.savez`` stores members uncompressed, so no array can be larger than
@@ -671,7 +738,7 @@ def _check_members(f: IO[bytes], size: int, shown: str) -> None:
     """
     with zipfile.ZipFile(f) as archive:
         infos = archive.infolist()
-        if sorted(info.filename for info in infos) != sorted(f"{name}.npy" for name in (*ARRAYS, _HEADER)):
+        if sorted(info.filename for info in infos) != sorted(f"{name}.npy" for name in (*names, _HEADER)):
             raise CorruptIndexError(f"the data file of the index {shown} does not hold the expected arrays")
         for info in infos:
             if info.compress_type != zipfile.ZIP_STORED or info.file_size > size:
@@ -694,19 +761,83 @@ def _npy_header(member: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
     return shape, dtype
 
 
-def _check_arrays(arrays: dict[str, np.ndarray], n: int, settings: Settings, shown: str) -> None:
-    """Refuse arrays whose types, shapes or contents do not make an index of ``n`` documents."""
+def pack_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets, data)``: the strings' UTF-8 bytes end to end (uint8) and where each starts (int64).
+
+    String ``i`` is ``data[offsets[i]:offsets[i + 1]]``, so a long string costs its own length,
+    not that length times the number of strings. A lone surrogate (from an undecodable file
+    name) is kept as its 3-byte code, so :func:`unpack_strings` gives back the same strings.
+
+    >>> offsets, data = pack_strings(["a", "é", ""])
+    >>> offsets.tolist(), data.tobytes()
+    ([0, 1, 3, 3], b'a\\xc3\\xa9')
+    """
+    encoded = [text.encode("utf-8", "surrogatepass") for text in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+
+
+def unpack_strings(offsets: np.ndarray, data: np.ndarray) -> list[str]:
+    """The strings :func:`pack_strings` packed; ValueError if the arrays cannot be such a packing.
+
+    >>> unpack_strings(*pack_strings(["heavy", "rain"]))
+    ['heavy', 'rain']
+    """
+    if data.dtype != np.uint8 or data.ndim != 1:
+        raise ValueError(f"the bytes have dtype {data.dtype} and shape {data.shape}, expected 1-D uint8")
+    if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) == 0:
+        raise ValueError(f"the offsets have dtype {offsets.dtype} and shape {offsets.shape}, expected int64")
+    if offsets[0] != 0 or offsets[-1] != len(data) or np.any(np.diff(offsets) < 0):
+        raise ValueError("the offsets do not describe the bytes")
+    blob, bounds = data.tobytes(), offsets.tolist()
+    return [blob[a:b].decode("utf-8", "surrogatepass") for a, b in zip(bounds, bounds[1:])]
+
+
+def _from_version_2(arrays: dict[str, np.ndarray], n: int, shown: str) -> dict[str, np.ndarray]:
+    """The arrays of a version-2 data file (ids a fixed-width unicode array, no input files) as version 3."""
+    ids = arrays["ids"]
+    if ids.dtype.kind != "U" or ids.shape != (n,):
+        raise CorruptIndexError(
+            f"the data file of the index {shown} is inconsistent: ids have dtype {ids.dtype} and "
+            f"shape {ids.shape}, expected {n} unicode strings"
+        )
+    id_offsets, id_bytes = pack_strings(ids.tolist())
+    name_offsets, names = pack_strings([])
+    return {
+        **arrays,
+        "ids": id_bytes,
+        "id_offsets": id_offsets,
+        "source_names": names,
+        "source_name_offsets": name_offsets,
+        "source_inodes": np.empty((0, 2), dtype=np.uint64),
+        "source_digests": np.empty((0, 32), dtype=np.uint8),
+    }
+
+
+def _check_arrays(
+    arrays: dict[str, np.ndarray], n: int, settings: Settings, shown: str
+) -> tuple[list[str], list[str]]:
+    """Refuse arrays whose types, shapes or contents do not make an index of ``n`` documents.
+
+    Returns the document ids and the input file names, decoded.
+    """
 
     def bad(what: str) -> CorruptIndexError:
         return CorruptIndexError(f"the data file of the index {shown} is inconsistent: {what}")
 
-    ids, sigs = arrays["ids"], arrays["signatures"]
+    sigs = arrays["signatures"]
     offsets, flat, keys = arrays["shingle_offsets"], arrays["shingle_ids"], arrays["exact_keys"]
     dtype = settings.hasher().dtype
-    if ids.dtype.kind != "U" or ids.shape != (n,):
-        raise bad(f"ids have dtype {ids.dtype} and shape {ids.shape}, expected {n} unicode strings")
-    if len(set(ids.tolist())) != n:
+    ids = _check_strings(arrays, "ids", "id_offsets", bad)
+    names = _check_strings(arrays, "source_names", "source_name_offsets", bad)
+    if len(ids) != n or np.any(np.diff(arrays["id_offsets"]) == 0) or 0 in arrays["ids"]:
+        raise bad(f"ids hold {len(ids)} strings, expected {n} non-empty ids without NUL characters")
+    if len(set(ids)) != n:
         raise CorruptIndexError(f"the index {shown} holds the same document id twice; it is damaged")
+    inodes, digests, m = arrays["source_inodes"], arrays["source_digests"], len(names)
+    if (inodes.dtype, inodes.shape, digests.dtype, digests.shape) != (np.uint64, (m, 2), np.uint8, (m, 32)):
+        raise bad(f"the input files' inodes or digests do not describe {m} files")
     if sigs.dtype != dtype or sigs.shape != (n, settings.num_perm):
         expected = f"{dtype} {(n, settings.num_perm)}"
         raise bad(f"signatures have dtype {sigs.dtype} and shape {sigs.shape}, expected {expected}")
@@ -727,3 +858,12 @@ def _check_arrays(arrays: dict[str, np.ndarray], n: int, settings: Settings, sho
         raise bad("the shingle ids of a document are not sorted and distinct")
     if keys.dtype != np.uint64 or keys.shape != (n, 2):
         raise bad(f"exact keys have dtype {keys.dtype} and shape {keys.shape}, expected uint64 {(n, 2)}")
+    return ids, names
+
+
+def _check_strings(arrays: dict[str, np.ndarray], data: str, offsets: str, bad) -> list[str]:
+    """The strings packed in ``arrays[data]`` and ``arrays[offsets]``; ``bad(what)`` if they are not."""
+    try:
+        return unpack_strings(arrays[offsets], arrays[data])
+    except ValueError as err:  # also UnicodeDecodeError
+        raise bad(f"{data}: {err}") from None

@@ -45,14 +45,20 @@ from .fileformat import (
     SettingsMismatchError,
     StoreError,
     check_index_settings,
+    pack_strings,
     read_index,
     write_new,
     write_update,
 )
+from .sources import FileIdentity, identify
 
 # The errors of the file format are raised through SavedIndex, so they are importable from here too.
 __all__ = ["Match", "SavedIndex", "StoreError", "CorruptIndexError", "IndexVersionError"]
-__all__ += ["SettingsMismatchError", "IndexBusyError", "IndexExistsError"]
+__all__ += ["SettingsMismatchError", "IndexBusyError", "IndexExistsError", "FileAddedError"]
+
+
+class FileAddedError(StoreError):
+    """An input file was added to the index before (under this or another path)."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,7 @@ class SavedIndex:
         self._signatures = np.empty((0, hasher.num_perm), dtype=hasher.dtype)
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None
+        self._files: dict[FileIdentity, str] = {}  # input files added, and the name each was added by
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -184,13 +191,24 @@ class SavedIndex:
         batch = prepare_many(check_documents(texts), self.settings, progress=progress)
         return self._matches(batch, None, _stack(self._sets, batch.sets))
 
-    def add(self, ids: Sequence[str], texts: Sequence[str], *, progress: bool = False) -> list[list[Match]]:
+    def add(
+        self,
+        ids: Sequence[str],
+        texts: Sequence[str],
+        *,
+        progress: bool = False,
+        files: Sequence[str | os.PathLike] = (),
+        repeat_files: bool = False,
+    ) -> list[list[Match]]:
         """Insert a batch; return, for each document, its matches found *before* it was inserted.
 
         Each document is compared with the index and the earlier documents of its batch, so a copy
         inside one batch is found too. Every document is inserted, duplicates included (an exact copy
         is represented by the first document with its normalised text, and matches name that one).
-        Ids must be new and unique; otherwise nothing is inserted.
+        Ids must be new and unique; otherwise nothing is inserted. ``files`` names the input files the
+        batch was read from: if one is a file added before, by any path or link (same inode, same
+        bytes), :class:`FileAddedError` is raised and nothing is inserted, unless ``repeat_files``
+        (the ids then say how the documents differ); the files are remembered.
 
         >>> index = SavedIndex(Settings(threshold=0.5, k=2))
         >>> found = index.add(["a", "b"], ["heavy rain in the city", "Heavy rain in the city!"])
@@ -198,11 +216,33 @@ class SavedIndex:
         ([[], [('a', True, False)]], 2)
         """
         ids = self._check_new_ids(ids, check_documents(texts))
+        new_files = self._check_new_files(files, repeat_files)
         batch = prepare_many(texts, self.settings, progress=progress)
         sets = _stack(self._sets, batch.sets)
         found = self._matches(batch, ids, sets)
         self._insert(ids, batch.keys, sets, np.concatenate([self._signatures, batch.signatures]))
+        self._files.update(new_files)
         return found
+
+    def _check_new_files(self, files: Sequence[str | os.PathLike], repeat: bool) -> dict[FileIdentity, str]:
+        """Identities of the readable ``files``; FileAddedError for one added before, unless ``repeat``."""
+        if isinstance(files, (str, bytes, os.PathLike)):
+            raise TypeError("files must be a list of paths; wrap a single path in a list")
+        new: dict[FileIdentity, str] = {}
+        for path in files:
+            identity = identify(path)
+            if identity is None:
+                continue  # gone or unreadable since it was read: nothing to compare
+            name = Path(path).as_posix()
+            if identity in self._files and not repeat:
+                raise FileAddedError(
+                    f"the input file {name} was added to this index before, as {self._files[identity]} "
+                    "(the same file, unchanged, by another path or link); adding a file twice is "
+                    "refused, and nothing changed. Leave it out of the inputs, or add its documents again "
+                    "under other ids (--id-prefix; repeat_files=True in the API)"
+                )
+            new.setdefault(identity, name)
+        return new
 
     def _insert(self, ids: list[str], keys: list[bytes], sets: IdSets, signatures: np.ndarray) -> None:
         """Append documents; ``sets`` and ``signatures`` are those of the whole index after it."""
@@ -289,16 +329,25 @@ class SavedIndex:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The index as the arrays of its data file (see :data:`~neardup_lab.index.fileformat.ARRAYS`).
 
-        >>> sorted(SavedIndex().to_arrays())
-        ['exact_keys', 'ids', 'shingle_ids', 'shingle_offsets', 'signatures']
+        >>> sorted(SavedIndex().to_arrays())[:4]
+        ['exact_keys', 'id_offsets', 'ids', 'shingle_ids']
         """
         keys = np.frombuffer(b"".join(self._keys), dtype="<u8").reshape(len(self._keys), 2)
+        id_offsets, id_bytes = pack_strings(self._ids)
+        name_offsets, names = pack_strings(list(self._files.values()))
+        files = list(self._files)
+        digests = np.frombuffer(b"".join(f.digest for f in files), dtype=np.uint8)
         return {
-            "ids": np.array(self._ids, dtype=str) if self._ids else np.empty(0, dtype="<U1"),
+            "ids": id_bytes,
+            "id_offsets": id_offsets,
             "signatures": np.ascontiguousarray(self._signatures),
             "shingle_offsets": self._sets.offsets.astype(np.int64, copy=False),
             "shingle_ids": self._sets.ids.astype(np.uint64, copy=False),
             "exact_keys": keys.astype(np.uint64),
+            "source_names": names,
+            "source_name_offsets": name_offsets,
+            "source_inodes": np.array([f[:2] for f in files], dtype=np.uint64).reshape(len(files), 2),
+            "source_digests": digests.reshape(len(files), 32),
         }
 
     def save(self, path: str | os.PathLike) -> None:
@@ -341,12 +390,16 @@ class SavedIndex:
         ...         print(str(err).split("(")[1].split(")")[0])
         num_perm: index has 64, this run asks for 128
         """
-        settings, arrays, disk = read_index(Path(path))
-        _check_expected(settings, expect or {}, disk.folder.as_posix())
-        index = cls(settings)
+        loaded = read_index(Path(path))
+        arrays, disk = loaded.arrays, loaded.disk
+        _check_expected(loaded.settings, expect or {}, disk.folder.as_posix())
+        index = cls(loaded.settings)
         keys = [row.tobytes() for row in arrays["exact_keys"].astype("<u8")]
         sets = IdSets(arrays["shingle_ids"], arrays["shingle_offsets"])
-        index._insert(arrays["ids"].tolist(), keys, sets, arrays["signatures"])
+        index._insert(loaded.ids, keys, sets, arrays["signatures"])
+        inodes, digests = arrays["source_inodes"].tolist(), arrays["source_digests"]
+        for (device, inode), digest, name in zip(inodes, digests, loaded.source_names):
+            index._files[FileIdentity(device, inode, digest.tobytes())] = name
         index._disk = disk
         return index
 

@@ -71,7 +71,7 @@ from .files import (
 )
 from .inputs import iter_records, read_inputs
 from .jsonl import jsonl_lines, record_value
-from .records import REASONS, Document, InputError, InputFile, Problem, ReadReport
+from .records import REASONS, Document, InputError, InputFile, Problem, ReadReport, check_encoding
 
 #: The default of ``--max-bytes``; readers read :data:`neardup_lab.limits.DEFAULT_MAX_BYTES` when they run.
 DEFAULT_MAX_BYTES = limits.DEFAULT_MAX_BYTES
@@ -82,7 +82,8 @@ __all__ = [
     # what reading gives
     "Document", "Problem", "ReadReport", "InputFile", "InputError", "REASONS",
     # reading inputs
-    "read_inputs", "iter_records", "check_inputs", "detect_format", "FORMATS", "DEFAULT_MAX_BYTES",
+    "read_inputs", "iter_records", "check_inputs", "check_encoding", "detect_format", "FORMATS",
+    "DEFAULT_MAX_BYTES",
     # the pieces, for tools that read a file again
     "open_input", "compression_of", "COMPRESSIONS", "optional_module", "jsonl_lines", "record_value",
     "csv_rows", "csv_delimiter", "PARQUET_BATCH_ROWS",

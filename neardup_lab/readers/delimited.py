@@ -11,6 +11,7 @@ import codecs
 import io
 import os
 import re
+import sys
 from collections.abc import Iterator
 from typing import IO, BinaryIO
 
@@ -138,7 +139,8 @@ def csv_rows(
     path = os.fspath(path)
     source, delimiter = display(path), csv_delimiter(path, delimiter)
     max_bytes = limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    limit = 2 * max_bytes + 1_000_000 if max_bytes else 0  # characters: the text column and as much again
+    # Characters: the text column and as much again (capped where a read size must stop).
+    limit = min(2 * max_bytes + 1_000_000, sys.maxsize - 1) if max_bytes else 0
 
     def read(raw: BinaryIO, at: Cursor) -> Iterator[tuple[int, list[str]] | Problem | None]:
         at.line = 1

@@ -252,6 +252,25 @@ class _Decompressed(io.BufferedReader):
             self._file.close()
 
 
+def read_at_most(f: IO[bytes], limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``f`` (0: all of it), read in steps of
+    :data:`~neardup_lab.limits.READ_STEP`: memory follows the bytes there are, never the limit.
+
+    >>> read_at_most(io.BytesIO(b"heavy rain"), 5), read_at_most(io.BytesIO(b"heavy rain"), 10**12)
+    (b'heavy', b'heavy rain')
+    """
+    if not limit:
+        return f.read()
+    parts, left = [], limit
+    while left > 0:
+        chunk = f.read(min(left, limits.READ_STEP))
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
 def read_errors() -> tuple[type[BaseException], ...]:
     """What reading a (compressed) file may raise when its data is damaged or cut off.
 

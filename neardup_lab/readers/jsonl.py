@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import sys
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -15,7 +16,7 @@ from .records import LIMIT_HINT, BlankLine, Document, Problem, ReadOptions, desc
 def _line_limit(max_bytes: int) -> int:
     """Longest JSONL line read, in bytes (0: no limit): JSON may spell a character in six bytes
     (``\\u0001``), and a record holds other fields too; a longer line cannot be a document."""
-    return 6 * max_bytes + 1_000_000 if max_bytes else 0
+    return min(6 * max_bytes + 1_000_000, sys.maxsize - 1) if max_bytes else 0
 
 
 def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None]]:

@@ -5,8 +5,10 @@ and the checks every reader makes of a record (its size, its own id), so each me
 from __future__ import annotations
 
 import codecs
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from numbers import Number
 from typing import NamedTuple
 
 from .. import limits
@@ -139,6 +141,43 @@ class OtherFile:
     path: str
 
 
+def check_encoding(encoding: object) -> str:
+    """``encoding`` if it names a text encoding in which ASCII bytes are ASCII characters
+    (so lines can be found byte by byte); else an :class:`InputError` saying why.
+
+    >>> check_encoding("utf-8-sig"), check_encoding("latin-1")
+    ('utf-8-sig', 'latin-1')
+    >>> check_encoding("rot13")
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.records.InputError: 'rot13' is not a text encoding; try utf-8, latin-1 or cp1252
+    """
+    if not isinstance(encoding, str):
+        raise InputError(f"encoding must be a name such as 'utf-8', got {type(encoding).__name__}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise InputError(f"unknown encoding {encoding!r}; try utf-8, latin-1 or cp1252") from None
+    try:  # rot13 and base64 are codecs but not text encodings; "undefined" refuses everything
+        "a".encode(encoding)
+    except (LookupError, UnicodeError):
+        raise InputError(f"{encoding!r} is not a text encoding; try utf-8, latin-1 or cp1252") from None
+    try:
+        ascii_compatible = _ASCII.decode(encoding, "surrogateescape") == _ASCII.decode("ascii")
+    except (LookupError, UnicodeError, ValueError):
+        ascii_compatible = False
+    if not ascii_compatible:
+        raise InputError(
+            f"encoding {encoding!r} is not ASCII-compatible, so lines cannot be found in it; "
+            "convert the files to UTF-8 first"
+        )
+    return encoding
+
+
+# Every ASCII byte, and an escape that escape-decoding codecs would turn into another character.
+_ASCII = bytes(range(128)) + b"\\u00e9"
+
+
 @dataclass(frozen=True)
 class ReadOptions:
     """How records are read: the text field or column, ids, encoding, size limit, CSV delimiter.
@@ -162,19 +201,13 @@ cannot be found in it; convert the files to UTF-8 first
     id_column: str | None = None
 
     def __post_init__(self) -> None:
-        encoding, max_bytes = self.encoding, self.max_bytes
-        try:
-            codecs.lookup(encoding)
-        except LookupError:
-            raise InputError(f"unknown encoding {encoding!r}; try utf-8, latin-1 or cp1252") from None
-        if "\n".encode(encoding) != b"\n" or "a".encode(encoding) != b"a":
-            raise InputError(
-                f"encoding {encoding!r} is not ASCII-compatible, so lines cannot be found in it; "
-                "convert the files to UTF-8 first"
-            )
+        max_bytes = self.max_bytes
+        check_encoding(self.encoding)
         max_bytes = limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
-            raise InputError(f"max_bytes must be a non-negative int (0 for no limit), got {max_bytes!r}")
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 0 <= max_bytes <= sys.maxsize:
+            raise InputError(
+                f"max_bytes must be an int from 0 (no limit) to {sys.maxsize}, got {max_bytes!r}"
+            )
         object.__setattr__(self, "max_bytes", max_bytes)
         for name, value in [("id_field", self.id_field), ("id_column", self.id_column)]:
             if value is not None and (not isinstance(value, str) or not value):
@@ -209,11 +242,17 @@ def too_large(source: str, line: int | None, size: int, max_bytes: int) -> Probl
 def describe(value: object) -> str:
     """A JSON (or Parquet) value's kind, for a message.
 
-    >>> describe([1]), describe(None), describe(2.5)
-    ('an array', 'null', 'a number')
+    >>> describe([1]), describe(None), describe(2.5), describe(b"\\x00")
+    ('an array', 'null', 'a number', 'binary data (bytes, not text)')
     """
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-    return names.get(type(value), "a number")
+    if type(value) in names:
+        return names[type(value)]
+    if isinstance(value, (bytes, bytearray)):  # a Parquet binary column
+        return "binary data (bytes, not text)"
+    if isinstance(value, Number):
+        return "a number"
+    return f"a value of type {type(value).__name__}"
 
 
 def own_id(value: object, what: str, option: str) -> tuple[str | None, str | None]:

@@ -12,7 +12,17 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .files import NotRegular, damaged, display, open_input, open_problem, read_errors, sniff, undecodable
+from .files import (
+    NotRegular,
+    damaged,
+    display,
+    open_input,
+    open_problem,
+    read_at_most,
+    read_errors,
+    sniff,
+    undecodable,
+)
 from .records import LIMIT_HINT, Document, OtherFile, Problem, too_large
 
 
@@ -33,7 +43,7 @@ def read_txt_file(path: str, source: str, encoding: str, max_bytes: int) -> Docu
         if problem:
             return problem
         try:  # the size above is only a claim (files grow, /proc says 0)
-            data = f.read(max_bytes + 1) if max_bytes else f.read()
+            data = read_at_most(f, max_bytes + 1 if max_bytes else 0)
         except read_errors() as err:
             return damaged(source, None, err)
         except OSError as err:
