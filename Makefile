@@ -35,6 +35,7 @@ unit-all: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not browser" tests --doctest-modules neardup_lab
 
 notebooks: $(STAMP)
+	rm -f _build/costs.json
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(NBVAL) book labs/solutions
 
 # The notebooks again, with numpy's SIMD dispatch switched off (tools/simd_features.py
@@ -68,6 +69,7 @@ labs-bundle: $(STAMP)
 # Re-execute every chapter and lab solution in place (their outputs are committed), then
 # regenerate the student notebooks. Run before committing a change that moves outputs.
 execute: $(STAMP)
+	rm -f _build/costs.json
 	$(BIN)/python tools/execute_notebooks.py book/*.ipynb labs/solutions/*.ipynb
 	$(BIN)/python tools/make_labs.py
 

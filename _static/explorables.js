@@ -382,7 +382,7 @@
 
   function renderMinhashError(root, ids) {
     const jSlider = control(ids, "j", "Jaccard similarity J", { type: "range", min: 0, max: 1, step: 0.01, value: 0.5 }, fixed(2));
-    const kInput = control(ids, "k", `Signature length k (1 to ${MAX_K})`, { type: "number", min: 1, max: MAX_K, step: 1, value: 128 });
+    const kInput = control(ids, "k", `Signature length n (1 to ${MAX_K})`, { type: "number", min: 1, max: MAX_K, step: 1, value: 128 });
     const drawsInput = control(ids, "draws", `Simulated pairs (10 to ${grouped(MAX_DRAWS)})`, {
       type: "number",
       min: 10,
@@ -499,7 +499,7 @@
       }
     }
     plot.svg.append(el("svg:line", { class: "nd-marker nd-strong", x1: x(j), x2: x(j), y1: box.y0, y2: box.y1 }));
-    plot.title.textContent = `Histogram of ${grouped(draws)} simulated MinHash estimates, J = ${j.toFixed(2)}, k = ${k}`;
+    plot.title.textContent = `Histogram of ${grouped(draws)} simulated MinHash estimates, J = ${j.toFixed(2)}, n = ${k}`;
     plot.desc.textContent =
       `Bars: how many of the ${grouped(draws)} estimates fall in each interval of width ${significant(width, 3)}. ` +
       `Curve: the normal distribution with mean J and the formula's standard deviation ${formula.toFixed(4)}; ` +

@@ -620,6 +620,8 @@ def main(argv: list[str] | None = None) -> int:
         help="run the kernels without bubblewrap: only for notebooks you trust (see labs/README.md)",
     )
     args = parser.parse_args(argv)
+    # The grader's cases and reference answers: here, never in the student wheel or a kernel.
+    checks.load_grading(Path(__file__).resolve().parent / "grading")
 
     problem = "--unsafe-no-sandbox was given" if args.unsafe_no_sandbox else bwrap_problem()
     if problem and not args.unsafe_no_sandbox:

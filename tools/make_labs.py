@@ -19,7 +19,8 @@ count is cleared, so the student notebook is the same whoever runs this.
 It also packs the **student bundle** (``--bundle``, behind ``make labs-bundle``): a zip
 with the student notebooks, the data lab 7 reads, the package as a wheel, a
 requirements file with only what the labs need (pinned to the versions of
-``requirements.txt``) and a README for students. No solution goes in.
+``requirements.txt``) and a README for students. No solution goes in, and no grading
+case: those live in ``labs/grading/``, outside the package the wheel is built from.
 
 Usage::
 
@@ -242,7 +243,27 @@ def build_wheel(out_dir: Path) -> Path:
     wheels = sorted(out_dir.glob("neardup_lab-*.whl"))
     if len(wheels) != 1:
         raise RuntimeError(f"expected one wheel, got {[w.name for w in wheels]}")
+    check_student_wheel(wheels[0])
     return wheels[0]
+
+
+def check_student_wheel(wheel: Path) -> None:
+    """Refuse a wheel that holds more than the package: grading cases and references stay with the grader.
+
+    The grader's cases and the reference answers of the labs' questions live in
+    ``labs/grading/``, outside the package, so the wheel never has them; this says so if
+    that ever changes.
+    """
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    stray = [n for n in names if not n.startswith("neardup_lab/") and ".dist-info/" not in n]
+    grading = [
+        n for n in names if "grading" in Path(n).parts or Path(n).stem.startswith("neardup_lab_grading")
+    ]
+    if stray or grading:
+        raise RuntimeError(
+            f"the student wheel holds files that are not the package's: {(stray + grading)[:5]}"
+        )
 
 
 def bundle(target: Path = BUNDLE) -> Path:

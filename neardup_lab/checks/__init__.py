@@ -17,6 +17,11 @@ container rule, grading mode), one module per lab (``lab1_text`` ... ``lab7_lice
 and ``remote``, through which ``labs/grade.py`` calls a student's functions in their
 kernel while the checks run in the grading process.
 
+The checks hold the cases a notebook shows. Grading adds more cases than those, with
+other seeds and shapes, and the reference answers of the labs' one-number questions:
+they live with the grader (``labs/grading`` in the repository, not in the student
+wheel), which :func:`load_grading` loads.
+
 >>> from neardup_lab import jaccard
 >>> from neardup_lab.checks import check_jaccard
 >>> result = check_jaccard(jaccard)
@@ -37,6 +42,7 @@ from .harness import (
     grade,
     grading,
     grading_mode,
+    load_grading,
     reset,
     summary,
 )
@@ -113,6 +119,7 @@ __all__ = [
     "grading_mode",
     "labelled_pairs",
     "licence_corpus",
+    "load_grading",
     "reset",
     "summary",
 ]

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib.util
 import math
 import numbers
+import sys
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -61,12 +65,12 @@ LABS: dict[str, dict[str, str]] = {
         "check_precision_recall_at": "precision_recall_at",
         "check_cost_at": "cost_at",
         "check_best_threshold": "best_threshold",
-        "check_chosen_threshold": "my_threshold",
+        "check_chosen_threshold": "totals",
     },
     "lab07": {
         "check_strip_copyright": "strip_copyright",
         "check_containment_of": "containment_of",
-        "check_distinct_texts": "distinct_count",
+        "check_distinct_texts": "text_clusters",
     },
 }
 
@@ -412,6 +416,8 @@ def run_check(check_name: str, target: Any, cases: list[Case], notes: list[str] 
     try:
         if target is Ellipsis or target is None:
             raise _NotReady(f"not answered yet: {answer_name(check_name)}")
+        cases = [*cases, *grading_cases(check_name, target, len(cases))]
+        result.cases = len(cases)
         for case in cases:
             _run_case(case, _name_of(target), result)
     except _NotReady as missing:
@@ -651,6 +657,75 @@ def as_sequence(got: Any, what: str = "a list") -> Sequence | np.ndarray:
 # ------------------------------------------------------- grading mode
 
 _GRADING = [False]
+
+
+#: The grader's package of grading-only cases (``labs/grading`` in the repository), once loaded.
+_GRADER: list[ModuleType] = []
+_GRADER_MODULE = "neardup_lab_grading"
+
+
+def load_grading(folder: str | Path) -> ModuleType:
+    """Load the grader's cases from ``folder`` (a package; the student wheel does not have it).
+
+    The package defines ``RANDOM`` (check name -> ``make_case(answer, seed) -> Case``: the
+    grading-only random cases, one per seed) and ``CASES`` (check name -> ``build(answer) ->
+    list[Case]``: cases with the grader's reference answers). In :func:`grading_mode`, every
+    check runs its visible cases and then more grading-only cases than visible ones, so an
+    answer that only knows the visible cases gets less than half of the points.
+
+    >>> load_grading("no/such/folder")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no grading cases in no/such/folder: expected a package with __init__.py
+    """
+    init = Path(folder) / "__init__.py"
+    if not init.is_file():
+        raise FileNotFoundError(f"no grading cases in {folder}: expected a package with __init__.py")
+    spec = importlib.util.spec_from_file_location(
+        _GRADER_MODULE, init, submodule_search_locations=[str(Path(folder).resolve())]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    for name in [n for n in sys.modules if n == _GRADER_MODULE or n.startswith(_GRADER_MODULE + ".")]:
+        del sys.modules[name]  # a fresh load, submodules included
+    sys.modules[_GRADER_MODULE] = module
+    spec.loader.exec_module(module)
+    _GRADER[:] = [module]
+    return module
+
+
+def _grader() -> ModuleType:
+    if not _GRADER:
+        here = Path(__file__).resolve().parents[2] / "labs" / "grading"  # a clone of the repository
+        if not (here / "__init__.py").is_file():
+            raise RuntimeError(
+                "grading mode needs the grader's cases: call checks.load_grading(<labs/grading folder>) first"
+            )
+        load_grading(here)
+    return _GRADER[0]
+
+
+def grading_cases(check_name: str, answer: Any, visible: int) -> list[Case]:
+    """The grading-only cases of a check: none outside :func:`grading_mode`.
+
+    In grading mode, the cases the grader's ``CASES`` builds, then random ones from
+    ``RANDOM`` until there are more grading-only cases than ``visible`` ones.
+
+    >>> grading_cases("check_jaccard", len, 8)
+    []
+    """
+    if not grading():
+        return []
+    grader = _grader()
+    build = grader.CASES.get(check_name)
+    cases = list(build(answer)) if build is not None else []
+    make_case = grader.RANDOM.get(check_name)
+    if make_case is not None:
+        seed = grader.FIRST_SEED
+        while len(cases) <= visible:
+            cases.append(make_case(answer, seed))
+            seed += 1
+    return cases
 
 
 @contextlib.contextmanager

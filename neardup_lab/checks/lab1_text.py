@@ -10,7 +10,6 @@ from .harness import (
     Case,
     CheckResult,
     call_on_copies,
-    grading,
     run_check,
     sample_article,
     sample_article_input,
@@ -73,18 +72,61 @@ def check_normalize(func: Callable[[str], str]) -> CheckResult:
         Case(name, f"text={text!r}", call_on_copies(func, text), expected, hint=hint)
         for name, text, expected, hint in hand
     ]
-    for seed in (11, 111, 112) if grading() else (11,):
-        text = sample_article(seed, 40)
-        cases.append(
-            Case(
-                "news article" if seed == 11 else f"news article (seed {seed})",
-                sample_article_input(seed, 40),
-                call_on_copies(func, text),
-                normalize(text),
-                hint="Compare your output with the expected text word by word: which characters differ?",
-            )
-        )
+    cases.append(normalize_case(func, 11))
     return run_check("check_normalize", func, cases)
+
+
+def normalize_case(func: Callable[[str], str], seed: int) -> Case:
+    """A case of :func:`check_normalize`: an article of 40 words (seed ``seed``).
+
+    >>> normalize_case(str, 11).name
+    'news article (seed 11)'
+    """
+    text = sample_article(seed, 40)
+    if seed % 3 == 1:  # other shapes: full-width letters, curly quotes, runs of punctuation
+        text = text.replace("e", "Ｅ").replace(" ", " -- “", 2)
+    return Case(
+        f"news article (seed {seed})",
+        sample_article_input(seed, 40)
+        + (" with some letters full-width and punctuation added" if seed % 3 == 1 else ""),
+        call_on_copies(func, text),
+        normalize(text),
+        hint="Compare your output with the expected text word by word: which characters differ?",
+    )
+
+
+def shingles_case(func: Callable[[str, int], set[str]], seed: int, k: int, reference: Callable) -> Case:
+    """A case of the shingle checks: an article (seed ``seed``) shingled with ``k``.
+
+    >>> shingles_case(word_shingles, 3, 5, word_shingles).name
+    'news article (seed 3), k=5'
+    """
+    text = sample_article(seed)
+    return Case(
+        f"news article (seed {seed}), k={k}",
+        sample_article_input(seed, k=k),
+        call_on_copies(func, text, k),
+        reference(text, k),
+        hint="A text of n tokens has n - k + 1 shingles: count yours.",
+    )
+
+
+def word_shingles_case(func: Callable[[str, int], set[str]], seed: int) -> Case:
+    """A random case of :func:`check_word_shingles` (``k`` from 1 to 6, by the seed).
+
+    >>> word_shingles_case(word_shingles, 12).input.endswith("k=1")
+    True
+    """
+    return shingles_case(func, seed, 1 + seed % 6, word_shingles)
+
+
+def char_shingles_case(func: Callable[[str, int], set[str]], seed: int) -> Case:
+    """A random case of :func:`check_char_shingles` (``k`` from 1 to 9, by the seed).
+
+    >>> char_shingles_case(char_shingles, 9).input.endswith("k=1")
+    True
+    """
+    return shingles_case(func, seed, 1 + seed % 9, char_shingles)
 
 
 def _shingle_cases(
@@ -94,17 +136,7 @@ def _shingle_cases(
         Case(name, f"text={text!r}, k={k}", call_on_copies(func, text, k), expected, hint=hint)
         for name, text, k, expected, hint in hand
     ]
-    for seed, k in ((3, 5), (4, 2), (103, 4), (104, 1)) if grading() else ((3, 5), (4, 2)):
-        text = sample_article(seed)
-        cases.append(
-            Case(
-                f"news article, k={k}",
-                sample_article_input(seed, k=k),
-                call_on_copies(func, text, k),
-                reference(text, k),
-                hint="A text of n tokens has n - k + 1 shingles: count yours.",
-            )
-        )
+    cases += [shingles_case(func, 3, 5, reference), shingles_case(func, 4, 2, reference)]
     cases.append(
         Case(
             "k = 0 is an error",
@@ -239,18 +271,25 @@ def check_jaccard(func: Callable[[set, set], float]) -> CheckResult:
         Case(name, f"a={show_value(a)}, b={show_value(b)}", call_on_copies(func, a, b), expected, hint=hint)
         for name, a, b, expected, hint in hand
     ]
-    for seed in (5, 105) if grading() else (5,):
-        a, b = (
-            word_shingles(sample_article(seed), 3),
-            word_shingles(replace_words(sample_article(seed), 4, seed=1), 3),
-        )
-        cases.append(
-            Case(
-                "an article and an edited copy" + ("" if seed == 5 else f" (seed {seed})"),
-                "a=word_shingles(article, 3), b=the same after replacing 4 words",
-                call_on_copies(func, a, b),
-                jaccard(a, b),
-                hint=formula,
-            )
-        )
+    cases.append(jaccard_case(func, 5))
     return run_check("check_jaccard", func, cases)
+
+
+def jaccard_case(func: Callable[[set, set], float], seed: int) -> Case:
+    """A case of :func:`check_jaccard`: an article against an edited copy (frozensets for odd seeds).
+
+    >>> jaccard_case(jaccard, 5).name
+    'an article and an edited copy (seed 5)'
+    """
+    article = sample_article(seed)
+    a = word_shingles(article, 3)
+    b = word_shingles(replace_words(article, 2 + seed % 9, seed=seed), 3)
+    if seed % 2:
+        a, b = frozenset(a), frozenset(b)
+    return Case(
+        f"an article and an edited copy (seed {seed})",
+        f"a=word_shingles(article, 3), b=the same after replacing {2 + seed % 9} words",
+        call_on_copies(func, a, b),
+        jaccard(a, b),
+        hint="Divide the number of shingles in both sets by the number of shingles in either set.",
+    )

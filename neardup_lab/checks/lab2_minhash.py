@@ -18,7 +18,6 @@ from .harness import (
     CheckResult,
     as_sequence,
     call_on_copies,
-    grading,
     run_check,
     sample_article,
     show_value,
@@ -105,9 +104,6 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
         "changes from one Python process to the next (PYTHONHASHSEED)."
     )
     three = {"heavy rain", "in the city", "rain in the"}
-    article_seed, params_seed = (121, 13) if grading() else (21, 3)
-    article = word_shingles(sample_article(article_seed), 3)
-    params16 = _lab_hash_parameters(16, params_seed)
     hand = [
         # Values written out by hand from stable_hash: the same on every machine.
         ("one shingle, a=1, b=0", {"heavy rain"}, [(1, 0)], [398839195375815907], stable),
@@ -144,17 +140,7 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
         )
         for name, shingles, params, expected, hint in hand
     ]
-    cases.append(
-        Case(
-            "an article, 16 hash functions",
-            f"shingles=word_shingles(make_article(seed={article_seed}, n_words=60), 3), "
-            f"params=hash_parameters(16, seed={params_seed})",
-            call_on_copies(func, article, params16),
-            _lab_signature(article, params16),
-            judge=_signature_judge(_lab_signature(article, params16), article, params16),
-            hint=stable,
-        )
-    )
+    cases.append(signature_case(func, 21))
 
     a = word_shingles(sample_article(22, 120), 2)
     b = word_shingles(replace_words(sample_article(22, 120), 12, seed=2), 2)
@@ -203,6 +189,27 @@ def check_minhash_signature(func: Callable[[set[str], list[tuple[int, int]]], li
     return run_check("check_minhash_signature", func, cases)
 
 
+def signature_case(func: Callable[[set[str], list[tuple[int, int]]], list[int]], seed: int) -> Case:
+    """A case of :func:`check_minhash_signature`: an article's shingles, 8 to 31 hash functions.
+
+    >>> signature_case(_lab_signature, 21).input.endswith("params=hash_parameters(29, seed=21)")
+    True
+    """
+    article = word_shingles(sample_article(seed), 1 + seed % 4)
+    k = 8 + seed % 24
+    params = _lab_hash_parameters(k, seed)
+    return Case(
+        f"an article, {k} hash functions (seed {seed})",
+        f"shingles=word_shingles(make_article(seed={seed}, n_words=60), {1 + seed % 4}), "
+        f"params=hash_parameters({k}, seed={seed})",
+        call_on_copies(func, article, params),
+        _lab_signature(article, params),
+        judge=_signature_judge(_lab_signature(article, params), article, params),
+        hint="Hash each shingle with stable_hash(shingle), never the built-in hash(): hash() of a str "
+        "changes from one Python process to the next (PYTHONHASHSEED).",
+    )
+
+
 def check_estimate_similarity(func: Callable[[list[int], list[int]], float]) -> CheckResult:
     """Check an ``estimate_similarity(sig_a, sig_b) -> float``: the share of equal positions.
 
@@ -239,19 +246,32 @@ def check_estimate_similarity(func: Callable[[list[int], list[int]], float]) -> 
             "(zip() would silently drop the extra positions).",
         )
     )
-    params = _lab_hash_parameters(64, 5)
-    sig_a = _lab_signature(word_shingles(sample_article(31), 3), params)
-    sig_b = _lab_signature(word_shingles(replace_words(sample_article(31), 3, seed=1), 3), params)
-    cases.append(
-        Case(
-            "signatures of two articles",
-            "64-value signatures of an article and a copy with 3 words replaced",
-            call_on_copies(func, sig_a, sig_b),
-            float(estimate_jaccard(np.array(sig_a, dtype=np.uint64), np.array(sig_b, dtype=np.uint64))),
-            hint=share,
-        )
-    )
+    cases.append(estimate_case(func, 31))
     return run_check("check_estimate_similarity", func, cases)
+
+
+def estimate_case(func: Callable[[list[int], list[int]], float], seed: int) -> Case:
+    """A case of :func:`check_estimate_similarity`: signatures of an article and an edited copy.
+
+    >>> estimate_case(_lab_estimate_checked, 31).name
+    'signatures of two articles (seed 31)'
+    """
+    k = 16 + seed % 64
+    params = _lab_hash_parameters(k, seed)
+    sig_a = _lab_signature(word_shingles(sample_article(seed), 3), params)
+    sig_b = _lab_signature(
+        word_shingles(replace_words(sample_article(seed), 1 + seed % 5, seed=1), 3), params
+    )
+    if seed % 2 == 0:  # numpy signatures, as MinHasher makes them
+        sig_a, sig_b = np.array(sig_a, dtype=np.uint64), np.array(sig_b, dtype=np.uint64)
+    return Case(
+        f"signatures of two articles (seed {seed})",
+        f"{k}-value signatures of an article and a copy with {1 + seed % 5} words replaced"
+        + (" (numpy arrays)" if seed % 2 == 0 else ""),
+        call_on_copies(func, sig_a, sig_b),
+        float(estimate_jaccard(np.array(sig_a, dtype=np.uint64), np.array(sig_b, dtype=np.uint64))),
+        hint="Compare the signatures position by position and return the share of positions that agree.",
+    )
 
 
 def _lab_estimate_checked(sig_a: list[int], sig_b: list[int]) -> float:
@@ -281,10 +301,6 @@ def check_measure_error(func: Callable[[set, set, int, int, Callable], float]) -
     PASS check_measure_error: all 5 cases pass
     True
     """
-    rmse = (
-        "One trial per seed from 0 to trials - 1, each with its own hash family; square each "
-        "trial's error against the exact Jaccard, average the squares, then take the root."
-    )
     a = word_shingles(sample_article(41, 80), 3)
     b = word_shingles(replace_words(sample_article(41, 80), 6, seed=3), 3)
     other = word_shingles(sample_article(42, 80), 3)
@@ -304,17 +320,35 @@ def check_measure_error(func: Callable[[set, set, int, int, Callable], float]) -
             hand, ("set_b = set_a", "two unrelated articles")
         )
     ]
-    for k, trials in ((16, 20), (64, 10), (32, 1)):
-        cases.append(
-            Case(
-                f"article and edited copy, k={k}, trials={trials}",
-                f"an article and a copy with 6 words replaced, k={k}, trials={trials}",
-                call_on_copies(func, a, b, k, trials, _lab_signature),
-                _lab_measure_error(a, b, k, trials, _lab_signature),
-                hint=rmse,
-            )
-        )
+    cases += [measure_case(func, k, trials, a, b) for k, trials in ((16, 20), (64, 10), (32, 1))]
     return run_check("check_measure_error", func, cases)
+
+
+def measure_case(func: Callable, k: int, trials: int, a: set, b: set) -> Case:
+    """A case of :func:`check_measure_error` on the sets ``a`` and ``b``.
+
+    >>> measure_case(_lab_measure_error, 4, 2, {"x"}, {"x"}).expected
+    0.0
+    """
+    return Case(
+        f"article and edited copy, k={k}, trials={trials}",
+        f"an article and an edited copy, k={k}, trials={trials}",
+        call_on_copies(func, a, b, k, trials, _lab_signature),
+        _lab_measure_error(a, b, k, trials, _lab_signature),
+        hint="One trial per seed from 0 to trials - 1, each with its own hash family; square each "
+        "trial's error against the exact Jaccard, average the squares, then take the root.",
+    )
+
+
+def measure_random_case(func: Callable, seed: int) -> Case:
+    """A random case of :func:`check_measure_error`: another article, ``k`` and number of trials.
+
+    >>> measure_random_case(_lab_measure_error, 3).name
+    'article and edited copy, k=11, trials=4'
+    """
+    a = word_shingles(sample_article(seed, 50), 3)
+    b = word_shingles(replace_words(sample_article(seed, 50), 2 + seed % 7, seed=seed), 3)
+    return measure_case(func, 8 + seed % 17, 1 + seed % 6, a, b)
 
 
 def check_k_for_error(value: Any) -> CheckResult:

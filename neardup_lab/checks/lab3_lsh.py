@@ -12,7 +12,7 @@ from ..corpus import make_corpus
 from ..lsh import candidate_pairs, error_areas, optimal_params, s_curve
 from ..minhash import MinHasher
 from ..text import word_shingles
-from .harness import Case, CheckResult, as_set, call_on_copies, grading, run_check, same_set, show_value
+from .harness import Case, CheckResult, as_set, call_on_copies, run_check, same_set, show_value
 
 
 def check_s_curve(func: Callable[[float, int, int], float]) -> CheckResult:
@@ -59,6 +59,24 @@ def check_s_curve(func: Callable[[float, int, int], float]) -> CheckResult:
         for name, s, b, r, hint in hand
     ]
     return run_check("check_s_curve", func, cases)
+
+
+def s_curve_case(func: Callable[[float, int, int], float], seed: int) -> Case:
+    """A random case of :func:`check_s_curve`: ``s``, bands and rows drawn from the seed.
+
+    >>> s_curve_case(s_curve, 1).input
+    's=0.51, bands=30, rows=15'
+    """
+    rng = np.random.default_rng(seed)
+    s, b, r = round(float(rng.uniform(0.05, 0.95)), 2), int(rng.integers(1, 40)), int(rng.integers(1, 16))
+    return Case(
+        f"s={s}, {b} bands of {r} rows",
+        f"s={s}, bands={b}, rows={r}",
+        call_on_copies(func, s, b, r),
+        float(s_curve(s, b, r)),
+        hint="Build it in steps: the chance that one band of r rows matches, that it does not, that "
+        "none of the b bands match, and finally that at least one does.",
+    )
 
 
 def _pairs_judge(expected: set[tuple[int, int]]) -> Callable[[Any], str | None]:
@@ -155,20 +173,40 @@ def check_candidate_pairs(func: Callable[[np.ndarray, int, int], set[tuple[int, 
             "with ValueError.",
         )
     )
-    for corpus_seed, bands, rows in ((5, 6, 5), (105, 8, 4)) if grading() else ((5, 6, 5),):
-        docs = make_corpus(30, seed=corpus_seed, n_words=60).docs
-        sigs = MinHasher(num_perm=32, seed=2).signatures([word_shingles(d, 3) for d in docs])
-        cases.append(
-            Case(
-                "signatures of a small corpus" + ("" if corpus_seed == 5 else f" (seed {corpus_seed})"),
-                f"MinHash signatures (32 values) of {len(docs)} news documents, bands={bands}, rows={rows}",
-                call_on_copies(func, sigs, bands, rows),
-                candidate_pairs(sigs, bands, rows),
-                judge=_pairs_judge(candidate_pairs(sigs, bands, rows)),
-                hint=tables,
-            )
-        )
+    cases.append(corpus_pairs_case(func, 5, 6, 5))
     return run_check("check_candidate_pairs", func, cases)
+
+
+def corpus_pairs_case(
+    func: Callable[[np.ndarray, int, int], set[tuple[int, int]]], seed: int, bands: int, rows: int
+) -> Case:
+    """A case of :func:`check_candidate_pairs`: signatures (32 values) of a small corpus.
+
+    >>> corpus_pairs_case(candidate_pairs, 5, 6, 5).name
+    'signatures of a small corpus (seed 5)'
+    """
+    docs = make_corpus(30, seed=seed, n_words=60).docs
+    sigs = MinHasher(num_perm=32, seed=2).signatures([word_shingles(d, 3) for d in docs])
+    expected = candidate_pairs(sigs, bands, rows)
+    return Case(
+        f"signatures of a small corpus (seed {seed})",
+        f"MinHash signatures (32 values) of {len(docs)} news documents, bands={bands}, rows={rows}",
+        call_on_copies(func, sigs, bands, rows),
+        expected,
+        judge=_pairs_judge(expected),
+        hint="Keep one hash table per band. The same values in band 0 of one row and band 1 of another "
+        "are not a match: include the band number in the key, or use a separate dict per band.",
+    )
+
+
+def candidate_pairs_case(func: Callable[[np.ndarray, int, int], set[tuple[int, int]]], seed: int) -> Case:
+    """A random case of :func:`check_candidate_pairs`: another corpus, bands and rows.
+
+    >>> candidate_pairs_case(candidate_pairs, 3).input.endswith("rows=5")
+    True
+    """
+    rows = 2 + seed % 4
+    return corpus_pairs_case(func, seed, 1 + (seed * 7) % (32 // rows), rows)
 
 
 def _banding_error(threshold: float, bands: int, rows: int) -> float:
@@ -198,44 +236,55 @@ def check_choose_bands_rows(func: Callable[[float, int], tuple[int, int]]) -> Ch
     PASS check_choose_bands_rows: all 7 cases pass
     True
     """
-    cases = []
     settings = [(0.5, 16), (0.8, 128), (0.9, 64), (0.3, 32), (0.7, 100), (0.6, 50), (0.5, 1)]
-    if grading():
-        settings += [(0.75, 96), (0.4, 20)]
-    for threshold, num_perm in settings:
-        best = optimal_params(threshold, num_perm)
-        best_error = _banding_error(threshold, *best)
-
-        def judge(
-            got: Any, threshold: float = threshold, num_perm: int = num_perm, best_error: float = best_error
-        ):
-            try:
-                bands, rows = _int_pair(got)
-            except TypeError as exc:
-                return str(exc)
-            if bands * rows > num_perm:
-                return f"bands * rows = {bands * rows} is more than num_perm = {num_perm}"
-            error = _banding_error(threshold, bands, rows)
-            if error <= best_error * (1 + 1e-3) + 1e-12:
-                return None
-            return (
-                f"false-positive + false-negative area is {error:.4f}; the best choice has {best_error:.4f}"
-            )
-
-        cases.append(
-            Case(
-                f"threshold {threshold}, {num_perm} hash functions",
-                f"threshold={threshold}, num_perm={num_perm}",
-                call_on_copies(func, threshold, num_perm),
-                shown_expected=f"{best} (or another pair with the same areas)",
-                judge=judge,
-                hint="Try every bands >= 1 and rows >= 1 with bands * rows <= num_perm (not only products "
-                "equal to num_perm); integrate the S-curve numerically from 0 to the threshold (false "
-                "positives) and 1 - S-curve from the threshold to 1 (false negatives), with about 1000 "
-                "points each; keep the pair with the smallest sum.",
-            )
-        )
+    cases = [bands_rows_case(func, threshold, num_perm) for threshold, num_perm in settings]
     return run_check("check_choose_bands_rows", func, cases)
+
+
+def choose_bands_rows_case(func: Callable[[float, int], tuple[int, int]], seed: int) -> Case:
+    """A random case of :func:`check_choose_bands_rows`: a threshold and a number of hash functions.
+
+    >>> choose_bands_rows_case(optimal_params, 2).input.startswith("threshold=")
+    True
+    """
+    rng = np.random.default_rng(seed)
+    return bands_rows_case(func, round(float(rng.uniform(0.2, 0.95)), 2), int(rng.integers(2, 130)))
+
+
+def bands_rows_case(func: Callable[[float, int], tuple[int, int]], threshold: float, num_perm: int) -> Case:
+    """A case of :func:`check_choose_bands_rows` at ``threshold`` with ``num_perm`` hash functions.
+
+    >>> bands_rows_case(optimal_params, 0.5, 16).name
+    'threshold 0.5, 16 hash functions'
+    """
+    best = optimal_params(threshold, num_perm)
+    best_error = _banding_error(threshold, *best)
+
+    def judge(
+        got: Any, threshold: float = threshold, num_perm: int = num_perm, best_error: float = best_error
+    ):
+        try:
+            bands, rows = _int_pair(got)
+        except TypeError as exc:
+            return str(exc)
+        if bands * rows > num_perm:
+            return f"bands * rows = {bands * rows} is more than num_perm = {num_perm}"
+        error = _banding_error(threshold, bands, rows)
+        if error <= best_error * (1 + 1e-3) + 1e-12:
+            return None
+        return f"false-positive + false-negative area is {error:.4f}; the best choice has {best_error:.4f}"
+
+    return Case(
+        f"threshold {threshold}, {num_perm} hash functions",
+        f"threshold={threshold}, num_perm={num_perm}",
+        call_on_copies(func, threshold, num_perm),
+        shown_expected=f"{best} (or another pair with the same areas)",
+        judge=judge,
+        hint="Try every bands >= 1 and rows >= 1 with bands * rows <= num_perm (not only products "
+        "equal to num_perm); integrate the S-curve numerically from 0 to the threshold (false "
+        "positives) and 1 - S-curve from the threshold to 1 (false negatives), with about 1000 "
+        "points each; keep the pair with the smallest sum.",
+    )
 
 
 def check_target_choice(chosen: Any) -> CheckResult:

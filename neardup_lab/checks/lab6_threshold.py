@@ -26,7 +26,6 @@ from .harness import (
     Case,
     CheckResult,
     call_on_copies,
-    grading,
     precision_recall_judge,
     run_check,
     show_value,
@@ -121,23 +120,6 @@ def candidate_counts(seed: int = 6) -> dict[float, int]:
     return {t: len(candidate_pairs(signatures, *optimal_params(t, _NUM_PERM))) for t in THRESHOLDS}
 
 
-def editors_choice(seed: int = 6) -> tuple[float, dict[float, float]]:
-    """The threshold with the least total cost under :data:`EDITOR_COSTS`, and every threshold's cost.
-
-    >>> best, costs = editors_choice()
-    >>> costs[best] == min(costs.values())
-    True
-    """
-    data = labelled_pairs(seed)
-    scores, counts = _scores(data), candidate_counts(seed)
-    costs = {
-        t: _cost_at(scores, data.labels, t, EDITOR_COSTS["miss"], EDITOR_COSTS["false_alarm"])
-        + EDITOR_COSTS["per_candidate"] * counts[t]
-        for t in THRESHOLDS
-    }
-    return min(costs, key=lambda t: (costs[t], -t)), costs
-
-
 # ------------------------------------------------------------------- the checks
 
 
@@ -146,6 +128,32 @@ def _random_data(seed: int, n: int = 300) -> tuple[list[float], list[bool]]:
     labels = [rng.random() < 0.3 for _ in range(n)]
     scores = [min(1.0, max(0.0, rng.gauss(0.7 if label else 0.3, 0.18))) for label in labels]
     return [round(s, 2) for s in scores], labels
+
+
+def random_pairs(seed: int) -> tuple[Any, Any, str]:
+    """Random scores and labels in one of the shapes the lab allows, and how a report shows them.
+
+    Lists of floats and bools; numpy arrays with numpy bool labels; numpy arrays with labels 0 and 1.
+
+    >>> scores, labels, shown = random_pairs(2)
+    >>> labels.dtype, shown
+    (dtype('bool'), '300 scores rounded to 0.01 (numpy array), labels True for about 30 % (numpy bool array)')
+    """
+    scores, labels = _random_data(seed)
+    shape = seed % 3
+    if shape == 0:
+        return scores, labels, "300 scores rounded to 0.01, labels True for about 30 %"
+    if shape == 2:
+        return (
+            np.array(scores),
+            np.array(labels),
+            "300 scores rounded to 0.01 (numpy array), labels True for about 30 % (numpy bool array)",
+        )
+    return (
+        np.array(scores),
+        np.array(labels, dtype=np.int64),
+        "300 scores rounded to 0.01 (numpy array), labels 1 for about 30 % and 0 otherwise",
+    )
 
 
 def check_precision_recall_at(func: Callable[[Sequence, Sequence, float], tuple]) -> CheckResult:
@@ -206,20 +214,27 @@ def check_precision_recall_at(func: Callable[[Sequence, Sequence, float], tuple]
         )
         for name, scores, labels, t, expected, hint in hand
     ]
-    for seed, t in ((1, 0.5), (2, 0.35)) + (((101, 0.45), (102, 0.6)) if grading() else ()):
-        scores, labels = _random_data(seed)
-        expected = _precision_recall_at(scores, labels, t)
-        cases.append(
-            Case(
-                f"300 random pairs (seed {seed}), threshold {t}",
-                f"300 scores rounded to 0.01, labels True for about 30 %, threshold={t}",
-                call_on_copies(func, scores, labels, t),
-                expected,
-                judge=precision_recall_judge(expected),
-                hint=share,
-            )
-        )
+    cases += [precision_recall_at_case(func, seed) for seed in (1, 3)]
     return run_check("check_precision_recall_at", func, cases)
+
+
+def precision_recall_at_case(func: Callable[[Sequence, Sequence, float], tuple], seed: int) -> Case:
+    """A random case of :func:`check_precision_recall_at` (see :func:`random_pairs` for the shapes).
+
+    >>> precision_recall_at_case(_precision_recall_at, 1).input.endswith("threshold=0.45")
+    True
+    """
+    scores, labels, shown = random_pairs(seed)
+    t = THRESHOLDS[(seed * 5) % len(THRESHOLDS)]
+    expected = _precision_recall_at(scores, labels, t)
+    return Case(
+        f"300 random pairs (seed {seed}), threshold {t}",
+        f"{shown}, threshold={t}",
+        call_on_copies(func, scores, labels, t),
+        expected,
+        judge=precision_recall_judge(expected),
+        hint="Precision counts among the flagged pairs, recall among the pairs labelled duplicate.",
+    )
 
 
 def check_cost_at(func: Callable[..., float]) -> CheckResult:
@@ -229,7 +244,7 @@ def check_cost_at(func: Callable[..., float]) -> CheckResult:
     it, ``alarm_cost`` for every other pair scored at or above it.
 
     >>> check_cost_at(_cost_at).passed
-    PASS check_cost_at: all 6 cases pass
+    PASS check_cost_at: all 7 cases pass
     True
     """
     which = "A miss is a duplicate left unflagged; a false alarm is a flagged pair that is not one."
@@ -249,29 +264,49 @@ def check_cost_at(func: Callable[..., float]) -> CheckResult:
             "A pair scored exactly at the threshold is flagged, as in exercise 1.",
         ),
         ("free mistakes", scores, labels, 0.55, 0.0, 0.0, 0.0, "With both costs 0 nothing costs anything."),
+        (
+            "numpy arrays, numpy bool labels",
+            np.array(scores),
+            np.array(labels),
+            0.55,
+            1.0,
+            1.0,
+            3.0,
+            "Labels may come as numpy booleans, or as 1 and 0: use their truth, do not compare them "
+            "with True or False by identity.",
+        ),
     ]
     cases = [
         Case(
             name,
-            f"scores={scores}, labels={labels}, threshold={t}, miss_cost={m}, alarm_cost={a}",
+            f"scores={show_value(scores)}, labels={show_value(labels)}, threshold={t}, "
+            f"miss_cost={m}, alarm_cost={a}",
             call_on_copies(func, scores, labels, t, m, a),
             expected,
             hint=hint,
         )
         for name, scores, labels, t, m, a, expected, hint in hand
     ]
-    for seed in (3, 103) if grading() else (3,):
-        scores, labels = _random_data(seed)
-        cases.append(
-            Case(
-                f"300 random pairs (seed {seed})",
-                "300 random scores and labels, threshold=0.5, miss_cost=2, alarm_cost=3",
-                call_on_copies(func, scores, labels, 0.5, 2, 3),
-                float(_cost_at(scores, labels, 0.5, 2, 3)),
-                hint=which,
-            )
-        )
+    cases.append(cost_at_case(func, 3))
     return run_check("check_cost_at", func, cases)
+
+
+def cost_at_case(func: Callable[..., float], seed: int) -> Case:
+    """A random case of :func:`check_cost_at`: random pairs (see :func:`random_pairs`) and costs.
+
+    >>> cost_at_case(_cost_at, 3).input.endswith("threshold=0.5, miss_cost=2, alarm_cost=3")
+    True
+    """
+    scores, labels, shown = random_pairs(seed)
+    rng = random.Random(seed)
+    t, m, a = (0.5, 2, 3) if seed == 3 else (rng.choice(THRESHOLDS), rng.randint(1, 9), rng.randint(1, 9))
+    return Case(
+        f"300 random pairs (seed {seed})",
+        f"{shown}, threshold={t}, miss_cost={m}, alarm_cost={a}",
+        call_on_copies(func, scores, labels, t, m, a),
+        float(_cost_at(scores, labels, t, m, a)),
+        hint="A miss is a duplicate left unflagged; a false alarm is a flagged pair that is not one.",
+    )
 
 
 def check_best_threshold(func: Callable[..., float]) -> CheckResult:
@@ -281,7 +316,7 @@ def check_best_threshold(func: Callable[..., float]) -> CheckResult:
     equally cheap thresholds, the highest (it verifies the fewest candidates).
 
     >>> check_best_threshold(_best_threshold).passed
-    PASS check_best_threshold: all 5 cases pass
+    PASS check_best_threshold: all 6 cases pass
     True
     """
     least = "Compute the cost at every threshold in the list and keep the cheapest."
@@ -293,11 +328,23 @@ def check_best_threshold(func: Callable[..., float]) -> CheckResult:
             "a tie goes to the highest threshold",
             [0.9, 0.1],
             [True, False],
-            [0.3, 0.5, 0.8],
+            [0.3, 0.8, 0.5],
             1.0,
             1.0,
             0.8,
-            "Several thresholds cost the same: the highest one verifies the fewest candidates.",
+            "Several thresholds cost the same: the highest one verifies the fewest candidates, "
+            "wherever it stands in the list.",
+        ),
+        (
+            "a tie, highest first",
+            [0.9, 0.1],
+            [True, False],
+            [0.8, 0.3, 0.5],
+            1.0,
+            1.0,
+            0.8,
+            "Several thresholds cost the same: the highest one verifies the fewest candidates, "
+            "wherever it stands in the list.",
         ),
         (
             "thresholds in any order",
@@ -320,52 +367,142 @@ def check_best_threshold(func: Callable[..., float]) -> CheckResult:
         )
         for name, scores, labels, ts, m, a, expected, hint in hand
     ]
-    for seed in (4, 104) if grading() else (4,):
-        scores, labels = _random_data(seed)
-        expected = _best_threshold(scores, labels, THRESHOLDS, 1.0, 3.0)
-        cases.append(
-            Case(
-                f"300 random pairs (seed {seed})",
-                "300 random scores and labels, thresholds=THRESHOLDS, miss_cost=1, alarm_cost=3",
-                call_on_copies(func, scores, labels, list(THRESHOLDS), 1.0, 3.0),
-                expected,
-                hint=least,
-            )
-        )
+    cases.append(best_threshold_case(func, 4))
     return run_check("check_best_threshold", func, cases)
 
 
-def check_chosen_threshold(value: Any) -> CheckResult:
-    """Check the answer to exercise 4: the threshold with the least total cost for the editors.
+def best_threshold_case(func: Callable[..., float], seed: int) -> Case:
+    """A random case of :func:`check_best_threshold`: thresholds shuffled, with ties among them.
+
+    >>> best_threshold_case(_best_threshold, 4).name
+    '300 random pairs (seed 4)'
+    """
+    scores, labels, shown = random_pairs(seed)
+    rng = random.Random(seed)
+    # Thresholds between two neighbouring scores cost the same: ties, in no particular order.
+    thresholds = [*THRESHOLDS, *(round(t + 0.001 * i, 3) for t in THRESHOLDS[::3] for i in (1, 2, 3))]
+    rng.shuffle(thresholds)
+    miss, alarm = (1.0, 3.0) if seed == 4 else (float(rng.randint(1, 5)), float(rng.randint(1, 9)))
+    return Case(
+        f"300 random pairs (seed {seed})",
+        f"{shown}, {len(thresholds)} thresholds in random order, some a hair apart (they tie), "
+        f"miss_cost={miss:g}, alarm_cost={alarm:g}",
+        call_on_copies(func, scores, labels, thresholds, miss, alarm),
+        _best_threshold(scores, labels, thresholds, miss, alarm),
+        hint="Compute the cost at every threshold in the list and keep the cheapest; among equally "
+        "cheap ones the highest, whatever the order of the list.",
+    )
+
+
+def _threshold_of(key: Any) -> float | None:
+    """The lab's threshold a key stands for (within 1e-9), or None."""
+    if isinstance(key, bool) or not isinstance(key, numbers.Real):
+        return None
+    nearest = min(THRESHOLDS, key=lambda t: abs(t - float(key)))
+    return nearest if math.isclose(nearest, float(key), abs_tol=1e-9) else None
+
+
+def read_totals(got: Any) -> dict[float, float]:
+    """The table ``{threshold: total cost}`` of exercise 4, or ValueError saying what is wrong with it.
+
+    >>> read_totals({t: 1.0 for t in THRESHOLDS})[0.2]
+    1.0
+    >>> read_totals([1.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: totals is a dict {threshold: total cost}, not a list
+    """
+    if not isinstance(got, dict):
+        raise ValueError(f"totals is a dict {{threshold: total cost}}, not a {type(got).__name__}")
+    table = {}
+    for key, value in got.items():
+        t = _threshold_of(key)
+        if t is None:
+            raise ValueError(f"{key!r} is not one of the lab's thresholds: {', '.join(map(str, THRESHOLDS))}")
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise ValueError(f"the total at {t} is not a number: {show_value(value, 40)}")
+        table[t] = float(value)
+    missing = [t for t in THRESHOLDS if t not in table]
+    if missing:
+        raise ValueError(f"no total for the thresholds {', '.join(map(str, missing))}")
+    return table
+
+
+def check_chosen_threshold(totals: Any) -> CheckResult:
+    """Check the table of exercise 4: ``totals``, the editors' total cost at every threshold.
 
     The total cost of a threshold adds, over the labelled pairs, ``EDITOR_COSTS["miss"]``
     per missed duplicate and ``EDITOR_COSTS["false_alarm"]`` per false alarm, plus
     ``EDITOR_COSTS["per_candidate"]`` per candidate pair verified with banding tuned for
-    the threshold (:func:`candidate_counts`).
+    the threshold (:func:`candidate_counts`). The notebook checks the table's shape and its
+    parts; grading compares every total with the grader's own.
 
-    >>> check_chosen_threshold(editors_choice()[0]).passed
-    PASS check_chosen_threshold: all 1 cases pass
+    >>> counts = candidate_counts()
+    >>> check_chosen_threshold({t: 0.4 * counts[t] + 3 for t in THRESHOLDS}).passed
+    PASS check_chosen_threshold: all 3 cases pass
     True
     """
-    best, costs = editors_choice()
+    counts = candidate_counts()
+    data = labelled_pairs()
+    positives = sum(data.labels)
+    worst = EDITOR_COSTS["miss"] * positives + EDITOR_COSTS["false_alarm"] * (len(data.labels) - positives)
 
-    def judge(got: Any) -> str | None:
-        if isinstance(got, bool) or not isinstance(got, numbers.Real):
-            return "the answer is a threshold: a number such as 0.6"
-        nearest = min(THRESHOLDS, key=lambda t: abs(t - got))
-        if not math.isclose(nearest, got, abs_tol=1e-9):
-            return f"choose one of the thresholds the lab tries: {', '.join(map(str, THRESHOLDS))}"
-        if nearest == best:
-            return None
-        return f"at {nearest} the total cost is {costs[nearest]:.2f}; one threshold costs less"
+    def table() -> dict[float, float]:
+        return read_totals(totals)
 
-    case = Case(
-        "least total cost for the editors",
-        f"costs {EDITOR_COSTS}, the lab's labelled pairs and candidate counts",
-        lambda: value,
-        shown_expected="the threshold with the least total cost",
-        judge=judge,
-        hint="Add the three parts for every threshold: misses, false alarms and candidates, each "
-        "times its cost. Candidates matter: they are verified whether or not they are duplicates.",
-    )
-    return run_check("check_chosen_threshold", value, [case])
+    def rest(t: float, table: dict[float, float]) -> float:
+        return table[t] - EDITOR_COSTS["per_candidate"] * counts[t]
+
+    def priced(table: dict[float, float]) -> str | None:
+        low = [t for t in THRESHOLDS if rest(t, table) < -1e-6]
+        if low:
+            return f"at {low[0]} the total is less than the cost of its candidates alone"
+        return None
+
+    def whole(table: dict[float, float]) -> str | None:
+        for t in THRESHOLDS:
+            mistakes = rest(t, table)
+            if abs(mistakes - round(mistakes)) > 1e-6 or mistakes > worst + 1e-6:
+                return (
+                    f"at {t}, the total minus the candidates' cost is not a whole number of misses and "
+                    "false alarms at their prices"
+                )
+        return None
+
+    def shape(got: Any) -> str | None:
+        try:
+            read_totals(got)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    shown = f"costs {EDITOR_COSTS}, the lab's labelled pairs and candidate counts"
+    cases = [
+        Case(
+            "a total for every threshold",
+            shown,
+            lambda: totals,
+            shown_expected="a dict {threshold: total cost} over checks.THRESHOLDS",
+            judge=shape,
+            hint="Make a dict with one entry per threshold of checks.THRESHOLDS.",
+        ),
+        Case(
+            "candidates are priced",
+            shown,
+            table,
+            shown_expected="every total includes the price of its candidate pairs",
+            judge=priced,
+            hint="Candidates are verified whether or not they are duplicates: each one costs "
+            "EDITOR_COSTS['per_candidate'], at every threshold.",
+        ),
+        Case(
+            "misses and false alarms are priced",
+            shown,
+            table,
+            shown_expected="every total is the candidates' price plus whole mistakes at their prices",
+            judge=whole,
+            hint="Add the three parts for every threshold: misses, false alarms and candidates, each "
+            "times its cost.",
+        ),
+    ]
+    return run_check("check_chosen_threshold", totals, cases)

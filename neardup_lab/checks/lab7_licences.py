@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import numbers
 import os
+import random
 import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..clusters import clusters_from_pairs
-from ..evaluate import brute_force_pairs
 from ..text import containment, word_shingles
-from .harness import Case, CheckResult, call_on_copies, grading, run_check, show_value
+from .harness import Case, CheckResult, as_sequence, call_on_copies, run_check, show_value
 
 LICENCES_ENV = "NEARDUP_LAB_LICENCES"
 #: The settings of the lab's last question: 5-word shingles of the stripped text, Jaccard >= 0.9.
@@ -96,23 +94,34 @@ def licence_corpus(folder: str | os.PathLike | None = None) -> LicenceCorpus:
 
 # ------------------------------------------------------------ reference answers
 
-_COPYRIGHT_LINE = re.compile(r"^\s*(?:copyright(?=[\s:]|$)|©|\(c\))", re.IGNORECASE)
+# A notice: marks (the word copyright, (c), ©), then a year, or a holder's name after the word or ©.
+_MARKS = re.compile(r"\s*((?:(?:copyright\b|\(c\)|©)[\s:]*)+)", re.IGNORECASE)
+_YEAR = re.compile(r"[\[<({]?\d")
+
+
+def is_copyright_notice(line: str) -> bool:
+    """Whether ``line`` is a copyright notice, as lab 7 defines it (see :func:`check_strip_copyright`).
+
+    >>> is_copyright_notice("Copyright (c) 2019 Ann Example"), is_copyright_notice("Copyright The Authors")
+    (True, True)
+    >>> is_copyright_notice("copyright notice, this list of conditions and the following disclaimer")
+    False
+    >>> is_copyright_notice("(c) You must retain, in the Source form of any Derivative Works")
+    False
+    """
+    marks = _MARKS.match(line)
+    if marks is None:
+        return False
+    rest = line[marks.end() :]
+    if _YEAR.match(rest):
+        return True
+    named = len(rest) > 1 and rest[0].isupper() and rest[1].islower() and not rest.startswith("Holder")
+    # (c) alone also numbers clauses ("(c) You must retain ..."): only the word or the sign names a holder.
+    return named and re.search(r"copyright|©", marks.group(1), re.IGNORECASE) is not None
 
 
 def _strip_copyright(text: str) -> str:
-    return "\n".join(line for line in text.split("\n") if not _COPYRIGHT_LINE.match(line))
-
-
-def distinct_texts(corpus: LicenceCorpus | None = None) -> int:
-    """Distinct licence texts: clusters of files whose stripped texts reach Jaccard >= 0.9 (chains join).
-
-    >>> 1 < distinct_texts() < len(licence_corpus().names)
-    True
-    """
-    corpus = corpus or licence_corpus()
-    sets = [word_shingles(_strip_copyright(text), DISTINCT_K) for text in corpus.texts]
-    pairs = brute_force_pairs(sets, DISTINCT_THRESHOLD)
-    return len(clusters_from_pairs(len(sets), pairs))
+    return "\n".join(line for line in text.split("\n") if not is_copyright_notice(line))
 
 
 # ------------------------------------------------------------------- the checks
@@ -139,20 +148,42 @@ def _lines_judge(expected: str) -> Callable[[Any], str | None]:
     return judge
 
 
-def check_strip_copyright(func: Callable[[str], str]) -> CheckResult:
-    """Check a ``strip_copyright(text) -> str`` that drops the copyright lines of a licence.
+#: The rule of exercise 1, quoted in hints.
+NOTICE_RULE = (
+    "A notice starts (after spaces) with marks -- the word 'copyright' in any case, '(c)' or '©' -- "
+    "followed by a year, or by a holder's name (a capital letter then a small one, not 'Holder') "
+    "after the word or the sign; '(c)' alone before a name numbers a clause."
+)
 
-    A line goes when, after its leading spaces, it starts with the word *copyright*
-    (any case, followed by a space, a colon or the line's end), with ``©`` or with
-    ``(c)``; every other line stays, in order. Blank lines may go or stay.
+#: Lines of licence bodies that begin like a notice but are not one (the notebook shows them).
+HARD_LINES = (
+    "copyright notice, this list of conditions and the following disclaimer.",
+    "THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS",
+    "COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY,",
+    "   (c) You must retain, in the Source form of any Derivative Works",
+    "Copyright Holder(s) and the Author(s) or with their explicit written",
+    "Copyright [yyyy] [name of copyright owner]",
+)
+
+
+def check_strip_copyright(func: Callable[[str], str]) -> CheckResult:
+    """Check a ``strip_copyright(text) -> str`` that drops the copyright notices of a licence.
+
+    A line is a notice when, after its leading spaces, it starts with one or more marks
+    -- the word *copyright* (any case), ``(c)`` (any case) or ``©``, with spaces or colons
+    between them -- followed by a year (a digit, perhaps after one of ``[<({``) or, when the
+    marks hold the word or the sign, by a holder's name: a word whose first letter is a
+    capital and second a small letter, other than *Holder*. Every other line stays, in
+    order; blank lines may go or stay.
 
     >>> check_strip_copyright(_strip_copyright).passed
-    PASS check_strip_copyright: all 10 cases pass
+    PASS check_strip_copyright: all 16 cases pass
     True
     """
-    start = (
-        "A copyright line starts with the word 'Copyright', with '©' or with '(c)': look at how the "
-        "line begins."
+    start = "A notice starts with the word 'Copyright', with '©' or with '(c)': look at how the line begins."
+    body = (
+        "Licence bodies wrap lines that begin with the word too; a notice's marks are followed by a year "
+        "or a holder's name. " + NOTICE_RULE
     )
     hand = [
         ("a holder line", "Copyright (c) 2019 Ann Example\n\nPermission is hereby granted", start),
@@ -165,10 +196,12 @@ def check_strip_copyright(func: Callable[[str], str]) -> CheckResult:
         ("the © sign", "© 2015 Zed\nText of the licence.", start),
         ("(C) at the start", "(C) 2015 Zed\nText of the licence.", start),
         ("a colon after the word", "Copyright: 2010 Somebody\nText.", start),
+        ("a holder without a year", "Copyright The OpenTelemetry Authors\nText.", NOTICE_RULE),
+        ("the word and the sign, no year", "Copyright (c) Microsoft Corporation\nText.", NOTICE_RULE),
         (
             "copyright in a sentence stays",
             "The above copyright notice and this permission notice shall be included.",
-            "Only lines that *begin* with the word go: the licence's own conditions mention copyright too.",
+            "Only lines that *begin* with a mark can go: the licence's own conditions mention copyright too.",
         ),
         (
             "a longer word stays",
@@ -176,9 +209,22 @@ def check_strip_copyright(func: Callable[[str], str]) -> CheckResult:
             "'Copyrighted' is another word.",
         ),
         (
+            "a wrapped BSD line stays",
+            "    * Redistributions in binary form must reproduce the above\n"
+            "      copyright notice, this list of conditions and the following disclaimer.",
+            body,
+        ),
+        (
+            "a wrapped disclaimer stays",
+            "IN NO EVENT SHALL THE AUTHORS OR\nCOPYRIGHT HOLDERS BE LIABLE FOR "
+            "ANY CLAIM, DAMAGES OR OTHER LIABILITY,",
+            body,
+        ),
+        ("an Apache clause stays", "\n".join(HARD_LINES[3:]), body),
+        (
             "several holders",
             "Copyright 2005 A\nCopyright 2010 B\nText\nCopyright 2012 C",
-            "Every copyright line goes, wherever it is.",
+            "Every notice goes, wherever it is.",
         ),
     ]
     cases = [
@@ -192,25 +238,44 @@ def check_strip_copyright(func: Callable[[str], str]) -> CheckResult:
         )
         for name, text, hint in hand
     ]
-    corpus = licence_corpus()
-    picks = (
-        ("numpy/licenses/LICENSE.txt", "tqdm/licenses/LICENCE.txt")
-        if grading()
-        else ("xxhash/licenses/LICENSE.txt",)
-    )
-    for name in picks:
-        i = corpus.names.index(name)
-        cases.append(
-            Case(
-                f"a real licence file ({corpus.names[i]})",
-                f"text=the file {corpus.names[i]} ({len(corpus.texts[i]):,} characters)",
-                call_on_copies(func, corpus.texts[i]),
-                shown_expected="the file without its copyright lines",
-                judge=_lines_judge(_strip_copyright(corpus.texts[i])),
-                hint=start,
-            )
-        )
+    cases += [licence_file_case(func, name) for name in ("xxhash/licenses/LICENSE.txt", "HARD LINES")]
     return run_check("check_strip_copyright", func, cases)
+
+
+def licence_file_case(func: Callable[[str], str], name: str) -> Case:
+    """A case of :func:`check_strip_copyright` on the real file ``name`` (``"HARD LINES"``: all of them).
+
+    >>> licence_file_case(_strip_copyright, "HARD LINES").name
+    'every hard line of the notebook, with notices between them'
+    """
+    if name == "HARD LINES":
+        text = "\n".join(
+            f"{line}\nCopyright {2000 + i} Holder Number {i}" for i, line in enumerate(HARD_LINES)
+        )
+        label, shown = "every hard line of the notebook, with notices between them", "the hard lines"
+    else:
+        corpus = licence_corpus()
+        text = corpus.texts[corpus.names.index(name)]
+        label, shown = f"a real licence file ({name})", f"the file {name} ({len(text):,} characters)"
+    return Case(
+        label,
+        f"text={shown}",
+        call_on_copies(func, text),
+        shown_expected="the text without its copyright notices",
+        judge=_lines_judge(_strip_copyright(text)),
+        hint=NOTICE_RULE,
+    )
+
+
+def strip_copyright_case(func: Callable[[str], str], seed: int) -> Case:
+    """A random case of :func:`check_strip_copyright`: a licence file of the corpus, picked by the seed.
+
+    >>> strip_copyright_case(_strip_copyright, 0).name.startswith("a real licence file")
+    True
+    """
+    corpus = licence_corpus()
+    with_notices = [n for n, t in zip(corpus.names, corpus.texts) if _strip_copyright(t) != t]
+    return licence_file_case(func, with_notices[(seed * 7919) % len(with_notices)])
 
 
 def check_containment_of(func: Callable[[set, set], float]) -> CheckResult:
@@ -262,36 +327,125 @@ def check_containment_of(func: Callable[[set, set], float]) -> CheckResult:
     return run_check("check_containment_of", func, cases)
 
 
-def check_distinct_texts(value: Any) -> CheckResult:
-    """Check the answer to the lab's last question: how many distinct licence texts there are.
+def containment_case(func: Callable[[set, set], float], seed: int) -> Case:
+    """A random case of :func:`check_containment_of`: a licence against a random bundle of others.
+
+    >>> containment_case(containment, 1).name
+    'a licence against a bundle (seed 1)'
+    """
+    corpus = licence_corpus()
+    rng = random.Random(seed)
+    picks = rng.sample(range(len(corpus.texts)), 4)
+    a = word_shingles(corpus.texts[picks[0]], 3 + seed % 3)
+    bundle = picks[: rng.randint(1, 4)] if seed % 2 else picks[1:]
+    b = set().union(*(word_shingles(corpus.texts[i], 3 + seed % 3) for i in bundle))
+    if seed % 3 == 0:
+        a, b = frozenset(a), frozenset(b)
+    return Case(
+        f"a licence against a bundle (seed {seed})",
+        f"a=word_shingles({corpus.names[picks[0]]}, {3 + seed % 3}), b=the shingles of {len(bundle)} files",
+        call_on_copies(func, a, b),
+        containment(a, b),
+        hint="Divide the number of shingles of a that are also in b by the number of shingles of a.",
+    )
+
+
+def read_clusters(got: Any, n: int) -> list[list[int]]:
+    """Sorted clusters of file indices, or ValueError when ``got`` is not a partition of ``0 .. n-1``.
+
+    >>> read_clusters([{1, 0}, [2]], 3)
+    [[0, 1], [2]]
+    """
+    clusters = []
+    for cluster in as_sequence(got, "a list of clusters"):
+        if not isinstance(cluster, (list, tuple, set, frozenset)):
+            raise ValueError(f"each cluster is a set of file indices, found {show_value(cluster, 60)}")
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in cluster):
+            raise ValueError(f"a cluster holds file indices (ints), found {show_value(cluster, 60)}")
+        clusters.append(sorted(cluster))
+    seen = [i for c in clusters for i in c]
+    if sorted(seen) != list(range(n)):
+        twice = sorted({i for i in seen if seen.count(i) > 1})
+        lost = sorted(set(range(n)) - set(seen))
+        if twice:
+            raise ValueError(f"file {twice[0]} is in two clusters")
+        if lost:
+            raise ValueError(
+                f"{len(lost)} files are in no cluster, e.g. {lost[:5]}: a file without a partner is a "
+                "cluster of its own"
+            )
+        raise ValueError(f"the clusters hold indices that are not files (there are {n}: 0 .. {n - 1})")
+    return sorted(clusters)
+
+
+def check_distinct_texts(clusters: Any) -> CheckResult:
+    """Check the clusters of the lab's last question: the files grouped into distinct licence texts.
 
     Files count as one text when the 5-word shingles of their texts without copyright
-    lines reach Jaccard >= 0.9, directly or through a chain of such pairs.
+    notices reach Jaccard >= 0.9, directly or through a chain of such pairs. The answer is
+    the list of clusters (sets of file indices, files without a partner included). The
+    notebook checks that they are a partition and that equal texts are together; grading
+    compares every cluster with the grader's own.
 
-    >>> check_distinct_texts(distinct_texts()).passed
-    PASS check_distinct_texts: all 1 cases pass
-    True
+    >>> check_distinct_texts([{i} for i in range(len(licence_corpus().names))]).passed  # doctest: +ELLIPSIS
+    FAIL check_distinct_texts: 2 of 3 cases fail
+    ...
+    False
     """
-    want = distinct_texts()
-    n = len(licence_corpus().names)
+    corpus = licence_corpus()
+    n = len(corpus.names)
+    first: dict[str, int] = {}
+    same = []  # pairs of files with the same text, byte for byte
+    for i, text in enumerate(corpus.texts):
+        if text in first:
+            same.append((first[text], i))
+        first.setdefault(text, i)
 
-    def judge(got: Any) -> str | None:
-        if isinstance(got, bool) or not isinstance(got, numbers.Integral):
-            return "the answer is a count of texts: a whole number"
-        if got == want:
-            return None
-        if got == n:
-            return "that is the number of files: files with the same text count once"
-        return "too many: some files with the same text are counted apart" if got > want else "too few"
+    def read() -> list[list[int]]:
+        return read_clusters(clusters, n)
 
-    case = Case(
-        "distinct licence texts",
-        f"{n} licence files; 5-word shingles of the text without copyright lines; "
-        "Jaccard >= 0.9, chains join",
-        lambda: value,
-        shown_expected="the number of clusters",
-        judge=judge,
-        hint="Shingle your stripped texts, find the pairs at 0.9 or more, join them into clusters "
-        "(chains too) and count the clusters, files without a partner included.",
-    )
-    return run_check("check_distinct_texts", value, [case])
+    def partition(got: Any) -> str | None:
+        try:
+            read_clusters(got, n)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    def equal_together(got: list[list[int]]) -> str | None:
+        where = {i: k for k, c in enumerate(got) for i in c}
+        apart = [(i, j) for i, j in same if where[i] != where[j]]
+        if apart:
+            i, j = apart[0]
+            return f"{corpus.names[i]} and {corpus.names[j]} have the same text but are in different clusters"
+        return None
+
+    shown = f"{n} licence files; 5-word shingles of the text without copyright notices; Jaccard >= 0.9"
+    cases = [
+        Case(
+            "every file in one cluster",
+            shown,
+            lambda: clusters,
+            shown_expected="a list of clusters holding every file index exactly once",
+            judge=partition,
+            hint="Join the pairs into clusters with clusters_from_pairs(number of files, pairs): it "
+            "keeps the files without a partner as clusters of one.",
+        ),
+        Case(
+            "equal texts together",
+            shown,
+            read,
+            shown_expected="files with the same text in the same cluster",
+            judge=equal_together,
+            hint="Two files with the same text have Jaccard 1.0: they must be joined.",
+        ),
+        Case(
+            "clusters joined by similar texts",
+            shown,
+            read,
+            shown_expected="some clusters of several files",
+            judge=lambda got: None if any(len(c) > 1 for c in got) else "every file is alone",
+            hint="Shingle your stripped texts, find the pairs at 0.9 or more, join them into clusters "
+            "(chains too).",
+        ),
+    ]
+    return run_check("check_distinct_texts", clusters, cases)

@@ -72,17 +72,20 @@ def plain(value: Any, depth: int = 0) -> Any:
 
     >>> plain({"a": (1, 2.5)})
     {'a': (1, 2.5)}
+    >>> type(plain(np.float64(0.5)))
+    <class 'float'>
     >>> plain(x for x in [])[0] == _OPAQUE
     True
     """
     if depth > 50:
         return _opaque(value)
+    # numpy scalars first: np.float64 is also a float, but pickles as a numpy object
+    if isinstance(value, np.generic) and isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
         return value
     if value is Ellipsis:
         return _ELLIPSIS
-    if isinstance(value, np.generic) and isinstance(value, (np.integer, np.floating, np.bool_)):
-        return value.item()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return (_ARRAY, value.dtype.str, value.shape, value.tobytes())
     if type(value) in (list, tuple, set, frozenset):

@@ -8,6 +8,8 @@ Reading order:
   comparison that every chapter projecting all-pairs time uses.
 * :func:`stage_lines`: a dedup run's per-stage statistics, one printable line per stage.
 * :func:`signing_cost`: the one measured cost of signing an article, for projections.
+* :func:`measured_costs`: both costs measured once per build and shared by every chapter
+  (the chapters call this, never :func:`pair_cost` or :func:`signing_cost` directly).
 * :func:`shingle_counts`, :func:`speed_ratio`, :func:`rmse`, :func:`id_pairs`: weighted
   shingles for SimHash, a speed-up as text, an estimate's error, pairs of id sets with a
   known similarity (Part V).
@@ -22,9 +24,14 @@ Reading order:
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -47,6 +54,10 @@ __all__ = [
     "pair_cost",
     "stage_lines",
     "signing_cost",
+    "Costs",
+    "COSTS_ENV",
+    "costs_path",
+    "measured_costs",
     "shingle_counts",
     "speed_ratio",
     "rmse",
@@ -231,6 +242,10 @@ def id_pairs(size: int, similarity: float, count: int, seed: int) -> IdPairs:
     return IdPairs(ids, np.full(2 * count, size), shared / (2 * size - shared))
 
 
+#: Entries of a stage's statistics that :func:`stage_lines` does not print as counts.
+SKIPPED_STATS = ("seconds", "per_document")
+
+
 def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
     """One line per stage of a ``DedupResult.stats``: its counts, then its time with a unit.
 
@@ -246,7 +261,8 @@ def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
     """
     lines = []
     for stage, values in stats.items():
-        counts = ", ".join(f"{name} {int(v):,}" for name, v in values.items() if name != "seconds")
+        # The counts; candidates per document is the explosion warning's figure, not a count.
+        counts = ", ".join(f"{name} {int(v):,}" for name, v in values.items() if name not in SKIPPED_STATS)
         seconds = values.get("seconds", 0.0)
         took = duration(seconds) if seconds else "(in the line above)"
         lines.append(f"{stage:<11} {counts:<50} {took}")
@@ -377,3 +393,99 @@ def signing_cost(n_docs: int = 2000, seed: int = 0, repeat: int = 3) -> float:
     settings = Settings()
     prepare_many(docs[:10], settings, ids="raw")
     return best_time(lambda: prepare_many(docs, settings, ids="raw"), repeat) / n_docs
+
+
+# --- the costs measured once per build ---------------------------------------------------
+
+#: The environment variable that names the cost file, overriding :func:`costs_path`'s choice.
+COSTS_ENV = "NEARDUP_LAB_COSTS"
+
+
+class Costs(NamedTuple):
+    """The book's measured costs: one exact comparison (:class:`PairCost`) and the signing
+    of one 300-word article (seconds), as every chapter of one build projects from."""
+
+    pair: PairCost
+    signing: float
+
+
+def costs_path(start: Path | None = None) -> Path:
+    """Where this build keeps its measured costs: ``$NEARDUP_LAB_COSTS`` when set, else
+    ``_build/costs.json`` in the book's root (the nearest folder above ``start``, by default
+    the working directory, that holds ``_config.yml``), else ``_build/costs.json`` in ``start``.
+
+    >>> root = Path(tempfile.mkdtemp())
+    >>> _ = (root / "_config.yml").write_text("title: a book")
+    >>> (root / "book").mkdir()
+    >>> costs_path(root / "book") == root / "_build" / "costs.json"
+    True
+    """
+    if os.environ.get(COSTS_ENV):
+        return Path(os.environ[COSTS_ENV])
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_config.yml").is_file():
+            return folder / "_build" / "costs.json"
+    return here / "_build" / "costs.json"
+
+
+def _read_costs(path: Path) -> Costs | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        pair = PairCost(float(data["pair_unrelated"]), float(data["pair_similar"]))
+        return Costs(pair, float(data["signing"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def measured_costs(path: Path | str | None = None) -> Costs:
+    """The costs every chapter of one build uses: read from the cost file when it exists,
+    otherwise measured once (:func:`pair_cost`, :func:`signing_cost`) and written there.
+
+    Chapters run in parallel and in any order (nbval in CI), so the first to get here
+    measures, under a file lock, while the others wait and then read the same figures; the
+    file is written atomically (a temporary file renamed over it), so no chapter reads half
+    of it. The file lives with the build's products (:func:`costs_path`); delete it to
+    measure again (``make notebooks`` and ``make execute`` do, once per build).
+
+    >>> path = Path(tempfile.mkdtemp()) / "costs.json"
+    >>> _ = path.write_text('{"pair_unrelated": 1e-05, "pair_similar": 2e-05, "signing": 4e-05}')
+    >>> costs = measured_costs(path)
+    >>> duration(costs.pair.unrelated), duration(costs.signing)
+    ('10 µs', '40 µs')
+    >>> measured_costs(path) == costs
+    True
+    """
+    path = Path(path) if path is not None else costs_path()
+    found = _read_costs(path)
+    if found is not None:
+        return found
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+") as lock:
+        try:
+            import fcntl
+        except ImportError:  # no POSIX locks (Windows): two chapters may measure at once
+            fcntl = None
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            # Another chapter may have measured while this one waited for the lock.
+            found = _read_costs(path)
+            if found is not None:
+                return found
+            costs = Costs(pair_cost(), signing_cost())
+            record = {
+                "pair_unrelated": costs.pair.unrelated,
+                "pair_similar": costs.pair.similar,
+                "signing": costs.signing,
+                "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "python": sys.version.split()[0],
+            }
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(record, out, indent=1)
+            os.replace(temporary, path)
+            return costs
+        finally:
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_UN)

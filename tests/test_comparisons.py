@@ -1,0 +1,119 @@
+"""Sentences that compare computed values are backed by an assert, and the stored values fit them.
+
+Each entry names a chapter, the glue names its sentence shows, a phrase of the sentence
+(so the sentence is still there) and the comparison the sentence makes, written over those
+glue names. The test checks that
+
+- the chapter's text shows every one of those glued values, next to the phrase;
+- a hidden cell (tagged ``remove-cell``) glues them and holds an ``assert`` that names each
+  of them, so re-executing the chapter fails when the comparison stops holding;
+- the values stored in the chapter's outputs fit the comparison now.
+
+Removing such an assert, or a value drifting out of its sentence, fails this test.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Comparison(NamedTuple):
+    chapter: str
+    names: tuple[str, ...]
+    phrase: str
+    holds: str  # a Python expression over the glued values
+
+
+COMPARISONS = [
+    Comparison("01_why_near_duplicates", ("ch01_cost_similar", "ch01_cost_per_pair"),
+               "than an unrelated one", "ch01_cost_similar > ch01_cost_per_pair"),
+    Comparison("03_ground_truth", ("ch03_family_larger", "ch03_family_smaller"),
+               "middle one", "ch03_family_larger == ch03_family_smaller"),
+    Comparison("05_hash_families", ("ch05_ms_merged", "ch05_ms_predicted"),
+               "as the birthday count",
+               "abs(ch05_ms_merged - ch05_ms_predicted) < 4 * ch05_ms_predicted ** 0.5"),
+    Comparison("07_lsh_banding", ("ch07_half_20x5", "ch07_steep_20x5", "ch07_approx_20x5"),
+               "the half-way point comes first",
+               "ch07_half_20x5 < ch07_steep_20x5 < ch07_approx_20x5"),
+    Comparison("07_lsh_banding", ("ch07_and_p1", "ch07_or_p2"), "AND alone",
+               "ch07_and_p1 < 0.5 and ch07_or_p2 > 0.99"),
+    Comparison("07_lsh_banding", ("ch07_block_d4", "ch07_sampling_d3"), "soft everywhere",
+               "ch07_block_d4 < 1 and ch07_sampling_d3 < 1"),
+    Comparison("07_lsh_banding", ("ch07_amp_used",), "more than a 128-value signature holds",
+               "ch07_amp_used > 128"),
+    Comparison("08_choosing_b_r", ("ch08_n_bend_below",), "rows bend below their threshold",
+               "ch08_n_bend_below == 2"),
+    Comparison("08_choosing_b_r", ("ch08_kept_18x7", "ch08_kept_16x8"), "against",
+               "ch08_kept_18x7 > ch08_kept_16x8"),
+    Comparison("08_choosing_b_r", ("ch08_recall_gap",), "less than half a point of recall",
+               "0 < ch08_recall_gap < 0.005"),
+]
+
+_UNITS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "hours": 3600.0,
+          "days": 86400.0, "years": 365.25 * 86400}
+
+
+def _value(text: str) -> object:
+    """A stored glue value; a duration such as '12.3 µs' becomes seconds."""
+    value = ast.literal_eval(text)
+    if isinstance(value, str):
+        match = re.fullmatch(r"([\d,.]+) (\S+)", value)
+        if match and match[2] in _UNITS:
+            return float(match[1].replace(",", "")) * _UNITS[match[2]]
+    return value
+
+
+def _chapter(name: str) -> list[dict]:
+    return json.loads((ROOT / "book" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def _asserted_names(source: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assert):
+            names |= {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize("comparison", COMPARISONS, ids=lambda c: f"{c.chapter}:{c.names[0]}")
+def test_comparison_is_asserted_and_holds(comparison: Comparison) -> None:
+    cells = _chapter(comparison.chapter)
+    text = [_source(c) for c in cells if c["cell_type"] == "markdown"]
+    near = [t for t in text if comparison.phrase in t]
+    assert near, f"{comparison.chapter}: no sentence with {comparison.phrase!r} any more"
+    for name in comparison.names:
+        assert any(f"`{name}" in t for t in near), f"{comparison.chapter}: the sentence does not glue {name}"
+
+    backed = [
+        c for c in cells
+        if c["cell_type"] == "code" and "remove-cell" in c.get("metadata", {}).get("tags", [])
+        and all(f'glue("{n}"' in _source(c) for n in comparison.names)
+        and set(comparison.names) <= _asserted_names(_source(c))
+    ]
+    assert backed, (
+        f"{comparison.chapter}: no hidden cell glues {comparison.names} and asserts "
+        f"{comparison.holds!r} (name the glued values in an assert beside the glue calls)"
+    )
+
+    stored = {}
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name in comparison.names:
+                stored[name] = _value(output["data"]["application/papermill.record/text/plain"])
+    assert set(stored) == set(comparison.names), f"{comparison.chapter}: not glued in the outputs"
+    assert eval(comparison.holds, {"abs": abs}, stored), (  # noqa: S307 - our own fixed expressions
+        f"{comparison.chapter}: the stored values {stored} no longer fit {comparison.holds!r}"
+    )
