@@ -135,12 +135,12 @@ def frequent_ids(
     [3]
     """
     limit = max_count(max_df, n_documents)
-    if not counted:
-        return np.empty(0, dtype=np.uint64)
-    ids = np.concatenate([np.asarray(i, dtype=np.uint64) for i, _ in counted])
+    ids = np.concatenate([np.empty(0, np.uint64)] + [np.asarray(i, dtype=np.uint64) for i, _ in counted])
+    if not len(ids):  # no document has a shingle
+        return ids
     counts = np.concatenate([np.asarray(c, dtype=np.int64) for _, c in counted])
     order = np.argsort(ids, kind="stable")
     ids, counts = ids[order], counts[order]
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    totals = np.add.reduceat(counts, starts) if len(ids) else counts
+    totals = np.add.reduceat(counts, starts.astype(np.intp, copy=False))
     return ids[starts][totals > limit]

@@ -39,6 +39,9 @@ QUERY_BATCH = 4096
 CHUNK_DOCS = 2000
 #: Characters per unit of work, so that its word arrays stay in the cache.
 CHUNK_CHARS = 1_000_000
+#: Characters tokenised together: a longer document is cut into pieces of about this many
+#: characters of normalised text (NFKC may make a character 18), so memory follows this, not the document.
+TOKENIZE_CHARS = 1 << 18
 #: Bytes of text folded together by fold_non_ascii.
 FOLD_BLOCK_BYTES = 1 << 22
 #: Memory that dedup keeps for sorted shingle ids, 640 MiB (about 280,000 documents of 300

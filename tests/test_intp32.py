@@ -163,6 +163,8 @@ def _workload() -> list[object]:
     answers.append((result.clusters, result.keepers))
     result = dedup(docs, threshold=0.6, num_perm=64, k=3, bbits=8)
     answers += [(result.clusters, result.keepers), ties(result, docs)]
+    filtered = dedup(docs, threshold=0.6, num_perm=32, k=3, max_df=0.05)  # the document-frequency filter
+    answers.append((filtered.clusters, filtered.keepers))
     answers += [explain(docs[0], docs[1]).lines(), optimal_params(0.8, 128)]
     index, hasher = LSHIndex(bands=8, rows=4), MinHasher(num_perm=32, seed=2)
     for i, s in enumerate(sets[:6]):

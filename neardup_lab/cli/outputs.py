@@ -31,7 +31,7 @@ from typing import IO, Any
 
 from .. import limits
 from ..engine.pipeline import DedupResult
-from ..index.fileformat import LOCK_NAME, META_NAME
+from ..index.fileformat import LOCK_NAME, META_NAME, sync_folder
 from ..index.store import Match
 from ..readers import (
     FORMATS,
@@ -305,17 +305,7 @@ def _commit(moves: list[tuple[str, str]]) -> None:
                 f"Not moved, rename by hand: {left}"
             ) from None
     for folder in {os.path.dirname(_written_path(p)) or "." for p, _ in moves}:
-        _sync_folder(folder)
-
-
-def _sync_folder(folder: str) -> None:
-    """Make the renames in ``folder`` durable (POSIX; a folder cannot be opened on Windows)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        sync_folder(folder)
 
 
 @contextlib.contextmanager

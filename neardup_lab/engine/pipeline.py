@@ -164,8 +164,9 @@ def prepare(
     shingles, counts = unsorted_shingle_ids(docs, settings, tokens)
     if drop is not None and len(drop) and len(shingles):
         kept = _absent(shingles, drop)
-        owner = np.repeat(np.arange(len(counts)), counts)
-        shingles, counts = shingles[kept], np.bincount(owner[kept], minlength=len(counts)).astype(np.int64)
+        owner = np.repeat(np.arange(len(counts)), counts.astype(np.intp, copy=False))
+        shingles = shingles[kept]
+        counts = np.bincount(owner[kept].astype(np.intp, copy=False), minlength=len(counts)).astype(np.int64)
     first: dict[bytes, int] = {}
     first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
     signed = first_of == np.arange(len(keys))
@@ -209,7 +210,7 @@ def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 
         ids, counts = unsorted_shingle_ids(docs[bound[0] : bound[1]], settings)
         if not len(ids):
             return ids, np.empty(0, dtype=np.int64)
-        owner = np.repeat(np.arange(len(counts)), counts)
+        owner = np.repeat(np.arange(len(counts)), counts.astype(np.intp, copy=False))
         order = np.lexsort((ids, owner))
         ids, owner = ids[order], owner[order]
         first = np.r_[True, (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])]  # once per document

@@ -51,6 +51,7 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "ME
 __all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
 __all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "atomic_writer", "OnDisk"]
 __all__ += ["Loaded", "write_new", "write_update", "read_index", "pack_strings", "unpack_strings"]
+__all__ += ["sync_folder"]
 
 FORMAT_NAME = "neardup-lab-index"
 #: Version 2 repeats the settings inside the data file, under its checksum; version 3 stores
@@ -169,11 +170,15 @@ def atomic_writer(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    _fsync_dir(target.parent)
+    sync_folder(target.parent)
 
 
-def _fsync_dir(path: Path) -> None:
-    """Make a rename in ``path`` durable (POSIX; Windows cannot open a folder and needs no fsync)."""
+def sync_folder(path: str | Path) -> None:
+    """Make a rename in the folder ``path`` durable (POSIX; Windows cannot open a folder and needs
+    no fsync).
+
+    >>> sync_folder(".")
+    """
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -389,7 +394,7 @@ def _publish(staging: Path, folder: Path) -> None:
                 "nothing was written"
             ) from None
         raise
-    _fsync_dir(folder.parent if str(folder.parent) else Path("."))
+    sync_folder(folder.parent if str(folder.parent) else Path("."))
 
 
 def _mark_as_building(staging: Path) -> int | None:
