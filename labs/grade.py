@@ -29,7 +29,10 @@ For each notebook:
    appended to the log (``--log``, JSON lines) as soon as it is known, so an interrupted
    run keeps every finished check.
 4. Points: each check is worth ``checks.POINTS[name]``, shared evenly among its cases
-   (partial credit). An answer that *is* the package's reference function scores 0.
+   (partial credit). An answer that *is* the package's reference function scores 0, and the
+   kernel never has the lab's reference answers (``checks.REFERENCES``): it sees the package
+   with their bodies replaced by one that raises (see :func:`withheld_sources`), so a
+   hand-in that wraps one, by whatever name it reaches it, fails its cases.
 
 The whole notebook has ``--notebook-timeout`` seconds; past it the kernel is killed and
 what is left scores 0. The CSV has one row per notebook and one column per check; it is
@@ -40,8 +43,10 @@ The written questions are not graded: their column is left for the teacher.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -168,25 +173,46 @@ class Workspace:
     ``work`` (the kernel's working folder: a copy of the notebook and a fresh copy of the
     lab data), ``home`` and ``run`` (the kernel's sockets) are writable in the sandbox;
     ``connection`` is read-only there; ``spec`` and the kernel's log are not visible.
+    ``withheld`` keeps the package's files with the lab's answers taken out (see
+    :func:`withheld_sources`): in the sandbox each is mounted over the package's own file.
+    With ``copy_package`` (no sandbox) the kernel imports, from ``python_path``, a copy of
+    the package that has those files instead.
 
-    >>> space = Workspace("kim-lab01.ipynb", b"{}")
-    >>> sorted(p.name for p in space.work.iterdir())
-    ['data', 'kim-lab01.ipynb']
+    >>> space = Workspace("kim-lab01.ipynb", b"{}", {Path("text.py"): "x = 1"})
+    >>> sorted(p.name for p in space.work.iterdir()), [str(p) for p, _ in space.overlays()]
+    (['data', 'kim-lab01.ipynb'], ['text.py'])
     >>> space.remove()
     """
 
-    def __init__(self, name: str, content: bytes) -> None:
+    def __init__(
+        self, name: str, content: bytes, withheld: dict[Path, str] | None = None, copy_package: bool = False
+    ) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="grade-"))
-        self.work, self.home, self.run, self.connection, self.spec = (
-            self.root / part for part in ("work", "home", "run", "connection", "spec")
+        self.work, self.home, self.run, self.connection, self.spec, self.withheld = (
+            self.root / part for part in ("work", "home", "run", "connection", "spec", "withheld")
         )
-        for folder in (self.work, self.home, self.run, self.connection, self.spec):
+        for folder in (self.work, self.home, self.run, self.connection, self.spec, self.withheld):
             folder.mkdir()
         self.starts = 0
         (self.work / Path(name).name).write_bytes(content)
         for target, source in LAB_DATA.items():
             if source.is_dir():
                 shutil.copytree(source, self.work / target)
+        self.python_path = PACKAGE.parent
+        folders = [self.withheld]
+        if copy_package:
+            self.python_path = self.root / "package"
+            copy = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(PACKAGE, self.python_path / PACKAGE.name, ignore=copy)
+            folders.append(self.python_path / PACKAGE.name)
+        for relative, source in (withheld or {}).items():
+            for folder in folders:
+                (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                (folder / relative).write_text(source, encoding="utf-8")
+
+    def overlays(self) -> list[tuple[Path, Path]]:
+        """Each withheld file: its path in the package, and where it is kept."""
+        return sorted((path.relative_to(self.withheld), path) for path in self.withheld.rglob("*.py"))
 
     def log_tail(self) -> str:
         """The kernel's last line on stderr (why it did not start)."""
@@ -220,7 +246,7 @@ def kernel_env(space: Workspace) -> dict[str, str]:
     return {
         "HOME": str(space.home),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.defpath}",
-        "PYTHONPATH": str(PACKAGE.parent),  # the package the grader imported, whatever installed it
+        "PYTHONPATH": str(space.python_path),  # the grader's package (or its copy), whatever installed it
         "LANG": "C.UTF-8",
         "MPLCONFIGDIR": str(space.home / ".matplotlib"),
     }
@@ -240,6 +266,8 @@ def bwrap_argv(space: Workspace) -> list[str]:
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for folder in (*python_folders(), PACKAGE, space.connection):
         argv += ["--ro-bind", str(folder), str(folder)]
+    for relative, kept in space.overlays():  # the lab's answers taken out, for every path to them
+        argv += ["--ro-bind", str(kept), str(PACKAGE / relative)]
     for folder in (space.work, space.home, space.run):
         argv += ["--bind", str(folder), str(folder)]
     # JPY_PARENT_PID=1: no parent poller (--die-with-parent does that) and no console banner
@@ -284,6 +312,75 @@ def wait_until_empty(namespaces: set[str], timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"processes {', '.join(left)} of a killed sandbox are still running")
         time.sleep(0.05)
+
+
+# ------------------------------------------------------------ the answers a kernel does not have
+
+WITHHELD = "{name} is the answer of an exercise of this lab: it is not available in grading; write your own"
+GRADED_OUTSIDE = "{name}: run by the grader, outside this notebook (its report is in the graded copy)"
+
+
+def withheld_sources(lab: str) -> dict[Path, str]:
+    """The package's files (paths relative to it) that a kernel grading ``lab`` sees instead of its own.
+
+    In them each reference answer of the lab's checks (``checks.REFERENCES``: public
+    functions and the checks' private ones) raises, and each check of the lab only says
+    that the grader runs it. The package's other functions, which the lab uses, are as they
+    were. Being the files themselves, they hold whichever way a hand-in reaches an answer:
+    another name, an import inside a function, ``importlib.reload``, another Python process.
+
+    >>> source = withheld_sources("lab06")[Path("checks/lab6_threshold.py")]
+    >>> "write your own" in source.split("def _cost_at(")[1].split("\\ndef ")[0]
+    True
+    """
+    bodies: dict[str, dict[str, str]] = {}
+    for check in checks.LABS[lab]:
+        for reference in checks.REFERENCES[check]:
+            module, name = reference.split(":")
+            message = WITHHELD.format(name=f"{module}.{name}")
+            bodies.setdefault(module, {})[name] = f"raise RuntimeError({message!r})"
+        home = getattr(checks, check).__module__
+        bodies.setdefault(home, {})[check] = f"print({GRADED_OUTSIDE.format(name=check)!r})"
+    files = {}
+    for module, replaced in bodies.items():
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            raise RuntimeError(f"checks.REFERENCES names {module}, which the package does not have")
+        path = Path(spec.origin).resolve()
+        files[path.relative_to(PACKAGE)] = replace_bodies(path.read_text(encoding="utf-8"), replaced)
+    return files
+
+
+def replace_bodies(source: str, bodies: dict[str, str]) -> str:
+    """``source`` with the body of each top-level function or class named in ``bodies`` replaced.
+
+    A function's body becomes the statement given; a class's, an ``__init__`` that runs it.
+
+    >>> print(replace_bodies('@cache\\ndef f(x):\\n    "Doc."\\n    return x\\n', {"f": "raise KeyError"}))
+    @cache
+    def f(x):
+        raise KeyError
+    <BLANKLINE>
+    """
+    lines = source.splitlines(keepends=True)
+    found = {
+        node.name: node
+        for node in ast.parse(source).body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in bodies
+    }
+    if set(found) != set(bodies):
+        missing = ", ".join(sorted(set(bodies) - set(found)))
+        raise ValueError(f"not defined at the top of the module: {missing}")
+    for node in sorted(found.values(), key=lambda n: n.lineno, reverse=True):
+        first = node.body[0]
+        indent = lines[first.lineno - 1][: first.col_offset]
+        if indent.strip():
+            raise ValueError(f"{node.name}: its body does not start on a line of its own")
+        statement = bodies[node.name]
+        if isinstance(node, ast.ClassDef):
+            statement = f"def __init__(self, *args, **kwargs):\n{indent}    {statement}"
+        lines[first.lineno - 1 : node.end_lineno] = [f"{indent}{statement}\n"]
+    return "".join(lines)
 
 
 # ------------------------------------------------------------ the kernel
@@ -444,7 +541,8 @@ class Grader:
 
     def run(self) -> NotebookGrade:
         try:
-            self.space = Workspace(self.path.name, self.content)
+            withheld = withheld_sources(self.lab)
+            self.space = Workspace(self.path.name, self.content, withheld, copy_package=not self.sandbox)
             self.kernel = self.new_kernel()
             self.run_cells()
             self.run_checks()

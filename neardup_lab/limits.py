@@ -39,7 +39,7 @@ QUERY_BATCH = 4096
 CHUNK_DOCS = 2000
 #: Characters per unit of work, so that its word arrays stay in the cache.
 CHUNK_CHARS = 1_000_000
-#: Characters tokenised together: a longer document is cut into pieces of about this many
+#: Characters tokenised together. A longer document is cut into pieces of about this many
 #: characters of normalised text (NFKC may make a character 18), so memory follows this, not the document.
 TOKENIZE_CHARS = 1 << 18
 #: Bytes of text folded together by fold_non_ascii.

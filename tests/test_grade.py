@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import copy
 import csv
+import importlib
 import importlib.util
 import json
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -392,3 +394,29 @@ def test_an_unreadable_notebook_gets_a_row_that_names_the_problem(tmp_path, caps
     full = sum(checks.POINTS[name] for name in checks.LABS["lab02"])
     assert (row["lab"], row["points"], row["max_points"]) == ("lab02", "0", str(full))
     assert "JSON" in row["problems"] and "cannot grade" in capsys.readouterr().out
+
+
+def test_every_reference_answer_is_withheld_from_the_kernel():
+    """checks.REFERENCES names real answers, covers the names no exercise notebook may import, and each
+    lab's kernel gets them (and the lab's checks) only as stand-ins."""
+    grade = _load_grade()
+    spec = importlib.util.spec_from_file_location("lab_tests", ROOT / "tests" / "test_labs.py")
+    lab_tests = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lab_tests)
+    assert set(checks.REFERENCES) == set(checks.POINTS)
+    for lab, names in checks.LABS.items():
+        withheld = {ref.split(":")[1] for check in names for ref in checks.REFERENCES[check]}
+        assert lab_tests.REFERENCE_ANSWERS.get(lab, set()) <= withheld, lab
+        files = grade.withheld_sources(lab)
+        for check in names:
+            for reference in checks.REFERENCES[check]:
+                module, name = reference.split(":")
+                original = getattr(importlib.import_module(module), name)
+                assert original.__module__ == module, f"{reference} is imported there, not defined"
+                source = files[Path(*module.split(".")[1:]).with_suffix(".py")]
+                body = re.split(rf"\n(?:def|class) {name}\b", source)[1]
+                assert "write your own" in body.split("\ndef ")[0].split("\nclass ")[0], reference
+            home = Path(*getattr(checks, check).__module__.split(".")[1:]).with_suffix(".py")
+            assert "run by the grader" in files[home].split(f"def {check}(")[1].split("\ndef ")[0]
+        for path, source in files.items():
+            compile(source, str(path), "exec")

@@ -90,6 +90,7 @@ def test_hostile_hand_ins_change_nothing_but_their_own_mark(tmp_path):
     clone = tmp_path / "clone"  # the grader's copy the attacks aim at
     (clone / "labs").mkdir(parents=True)
     shutil.copy(GRADE, clone / "labs" / "grade.py")
+    shutil.copytree(ROOT / "labs" / "grading", clone / "labs" / "grading")
     shutil.copytree(ROOT / "labs" / "solutions", clone / "labs" / "solutions")
     shutil.copytree(ROOT / "book" / "data" / "licences", clone / "book" / "data" / "licences")
     grader, data, solutions = (
@@ -268,3 +269,92 @@ def test_without_the_sandbox_honest_hand_ins_are_still_graded(tmp_path):
     with report.open(encoding="utf-8", newline="") as grades:
         (row,) = list(csv.DictReader(grades))
     assert row["points"] == str(_full("lab01")), row
+
+
+def _replaced(source: str, target: Path, name: str, code: str) -> Path:
+    """The solution notebook ``source`` with the cell that defines ``name`` replaced by ``code``."""
+    nb = nbformat.read(ROOT / "labs" / "solutions" / source, as_version=4)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and f"def {name}(" in c.source]
+    cell.source = code
+    nbformat.write(nb, target)
+    return target
+
+
+LAB6 = "lab06_choosing_threshold.ipynb"
+# hand-ins that hand in the package's own answer through a wrapper: check -> (notebook, name, code)
+WRAPPERS = {
+    "public": (
+        "check_jaccard",
+        LAB1,
+        "my_jaccard",
+        "import neardup_lab\n\ndef my_jaccard(a, b):\n    return neardup_lab.jaccard(a, b)",
+    ),
+    "private": (
+        "check_cost_at",
+        LAB6,
+        "cost_at",
+        "import neardup_lab.checks.lab6_threshold\n\n"
+        "def cost_at(*args):\n    return neardup_lab.checks.lab6_threshold._cost_at(*args)",
+    ),
+    "renamed": (
+        "check_best_threshold",
+        LAB6,
+        "best_threshold",
+        "def best_threshold(*args):\n"
+        "    from neardup_lab.checks.lab6_threshold import _best_threshold as mine\n"
+        "    return mine(*args)",
+    ),
+    "reloaded": (
+        "check_precision_recall_at",
+        LAB6,
+        "precision_recall_at",
+        "import importlib\nimport neardup_lab.checks.lab6_threshold as module\n\n"
+        "def precision_recall_at(*args):\n    return importlib.reload(module)._precision_recall_at(*args)",
+    ),
+    "subprocess": (
+        "check_normalize",
+        LAB1,
+        "my_normalize",
+        "import subprocess, sys\n\n"
+        "PROGRAM = 'import sys, neardup_lab; sys.stdout.write(neardup_lab.normalize(sys.stdin.read()))'\n\n"
+        "def my_normalize(text):\n"
+        "    run = [sys.executable, '-c', PROGRAM]\n"
+        "    done = subprocess.run(run, input=text, capture_output=True, text=True)\n"
+        "    return done.stdout if done.returncode == 0 else done.stderr.strip().splitlines()[-1]",
+    ),
+}
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_a_wrapper_around_the_package_answer_scores_0(tmp_path):
+    """The kernel has the lab's reference answers only as functions that raise, however it reaches them."""
+    honest = {"honest-lab01.ipynb": LAB1, "honest-lab06.ipynb": LAB6}
+    for name, source in honest.items():
+        shutil.copy(ROOT / "labs" / "solutions" / source, tmp_path / name)
+    cheats = {
+        attack: _replaced(source, tmp_path / f"mallory-{attack}-{source}", name, code)
+        for attack, (_, source, name, code) in WRAPPERS.items()
+    }
+    report, log = tmp_path / "grades.csv", tmp_path / "grades.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(GRADE), "--csv", str(report), "--log", str(log)]
+        + [str(tmp_path / name) for name in honest]
+        + [str(path) for path in cheats.values()],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    with report.open(encoding="utf-8", newline="") as grades:
+        rows = {Path(row["notebook"]).name: row for row in csv.DictReader(grades)}
+    for name in honest:
+        assert rows[name]["points"] == str(_full(rows[name]["lab"])), (name, rows[name], done.stdout)
+    logged = {
+        (Path(entry["notebook"]).name, entry["check"]): entry
+        for entry in map(json.loads, log.read_text(encoding="utf-8").splitlines())
+    }
+    for attack, (check, *_) in WRAPPERS.items():
+        name = cheats[attack].name
+        assert rows[name][check] == "0", (attack, rows[name])
+        assert "write your own" in logged[name, check]["report"], (attack, logged[name, check]["report"])

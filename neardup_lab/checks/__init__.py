@@ -12,7 +12,7 @@ is reported as "not implemented yet"; any other exception from the student's
 code is reported as what came back. Each check returns a :class:`CheckResult`
 and remembers it, so that :func:`summary` can say how many checks of a lab pass.
 
-Modules: ``harness`` (cases, reports, the tally, ``LABS`` and ``POINTS``, the
+Modules: ``harness`` (cases, reports, the tally, ``LABS``, ``POINTS`` and ``REFERENCES``, the
 container rule, grading mode), one module per lab (``lab1_text`` ... ``lab7_licences``),
 and ``remote``, through which ``labs/grade.py`` calls a student's functions in their
 kernel while the checks run in the grading process.
@@ -36,6 +36,7 @@ from .harness import (
     CONTAINER_RULE,
     LABS,
     POINTS,
+    REFERENCES,
     CheckResult,
     Failure,
     Summary,
@@ -82,6 +83,7 @@ __all__ = [
     "LicenceCorpus",
     "LABS",
     "POINTS",
+    "REFERENCES",
     "MINHASH_PRIME",
     "CheckResult",
     "Failure",

@@ -104,6 +104,76 @@ POINTS: dict[str, int] = {
     "check_distinct_texts": 2,
 }
 
+#: The package's own answers to each check's exercise, as ``"module:name"`` (a top-level function or
+#: class): the public functions and the checks' private references. When a notebook is graded, its
+#: kernel sees these modules with each of its lab's answers replaced by one that raises, so that a
+#: hand-in cannot hand the package's answer in, whatever name it reaches it by.
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "check_normalize": ("neardup_lab.text:normalize",),
+    "check_word_shingles": (
+        "neardup_lab.text:word_shingles",
+        "neardup_lab.text:words",
+        "neardup_lab.notebook.helpers:raw_word_shingles",
+    ),
+    "check_char_shingles": ("neardup_lab.text:char_shingles",),
+    "check_jaccard": ("neardup_lab.text:jaccard",),
+    # not lab2_minhash._lab_signature: check_measure_error hands it to the student's function as `sign`
+    "check_minhash_signature": ("neardup_lab.minhash:merge_signatures",),
+    "check_estimate_similarity": (
+        "neardup_lab.minhash:estimate_jaccard",
+        "neardup_lab.checks.lab2_minhash:_lab_estimate",
+        "neardup_lab.checks.lab2_minhash:_lab_estimate_checked",
+    ),
+    "check_measure_error": ("neardup_lab.checks.lab2_minhash:_lab_measure_error",),
+    "check_k_for_error": (),
+    "check_s_curve": ("neardup_lab.lsh:s_curve",),
+    "check_candidate_pairs": (
+        "neardup_lab.lsh:candidate_pairs",
+        "neardup_lab.lsh:candidate_pair_array",
+        "neardup_lab.lsh:pairs_in_groups",
+        "neardup_lab.lsh:LSHIndex",
+    ),
+    "check_choose_bands_rows": (
+        "neardup_lab.lsh:optimal_params",
+        "neardup_lab.lsh:_optimal",
+        "neardup_lab.lsh:error_areas",
+        "neardup_lab.lsh:_areas",
+        "neardup_lab.checks.lab3_lsh:_banding_error",
+    ),
+    "check_target_choice": (),
+    "check_precision_recall": ("neardup_lab.evaluate:precision_recall",),
+    "check_clusters": (
+        "neardup_lab.clusters:clusters_from_pairs",
+        "neardup_lab.clusters:clusters_from_pair_array",
+        "neardup_lab.clusters:UnionFind",
+    ),
+    "check_verify_pairs": (),
+    "check_dedup": ("neardup_lab.engine.pipeline:dedup", "neardup_lab.engine.reference:reference_dedup"),
+    "check_hamming": (
+        "neardup_lab.simhash:hamming",
+        "neardup_lab.simhash_index:hamming_distances",
+        "neardup_lab.simhash_index:hamming_brute_force",
+    ),
+    "check_simhash": ("neardup_lab.simhash:simhash",),
+    "check_block_index": (
+        "neardup_lab.simhash_index:BlockIndex",
+        "neardup_lab.checks.lab5_simhash:_ReferenceBlockIndex",
+    ),
+    "check_precision_recall_at": (
+        "neardup_lab.evaluate:precision_recall",
+        "neardup_lab.checks.lab6_threshold:_precision_recall_at",
+    ),
+    "check_cost_at": ("neardup_lab.checks.lab6_threshold:_cost_at",),
+    "check_best_threshold": ("neardup_lab.checks.lab6_threshold:_best_threshold",),
+    "check_chosen_threshold": (),
+    "check_strip_copyright": (
+        "neardup_lab.checks.lab7_licences:_strip_copyright",
+        "neardup_lab.checks.lab7_licences:is_copyright_notice",
+    ),
+    "check_containment_of": ("neardup_lab.text:containment",),
+    "check_distinct_texts": (),
+}
+
 _SHOW_LIMIT = 240  # characters of a value shown in a report
 _MAX_SHOWN_FAILURES = 3  # failing cases described in full; the rest are only named
 

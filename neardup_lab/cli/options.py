@@ -58,6 +58,7 @@ class Parser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> NoReturn:
+        """Print the usage and ``message``, its control characters escaped, and exit with status 2."""
         super().error(printable(message))
 
 

@@ -17,7 +17,7 @@ documents is one byte buffer and every step is a numpy pass over it:
    polynomial in the word hashes modulo 2**64, mixed by SplitMix64.
 
 A batch is tokenised in blocks of about :data:`~neardup_lab.limits.TOKENIZE_CHARS`
-characters, and a longer document in pieces (:func:`_normalized_pieces`) cut where normalisation
+characters, and a longer document in pieces (``_normalized_pieces``) cut where normalisation
 starts afresh; a piece ends where a word ends, so its words are the document's words.
 
 Each distinct shingle gets one id, so Jaccard similarity over ids equals
@@ -403,7 +403,7 @@ def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 def _blocks(docs: Sequence[str], size: int) -> Iterator[tuple[np.ndarray, list[bytes]]]:
     """The normalised UTF-8 bytes of ``docs`` in blocks of about ``size`` characters each (as
     parts, and the document each part is from): runs of whole documents, and the pieces of a longer
-    document one a block (:func:`_normalized_pieces`)."""
+    document one a block (``_normalized_pieces``)."""
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     start = 0
     for stop in [*np.flatnonzero(lengths > size).tolist(), len(docs)]:
