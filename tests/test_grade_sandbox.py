@@ -311,6 +311,13 @@ WRAPPERS = {
         "import importlib\nimport neardup_lab.checks.lab6_threshold as module\n\n"
         "def precision_recall_at(*args):\n    return importlib.reload(module)._precision_recall_at(*args)",
     ),
+    "lab 2 signer": (
+        "check_minhash_signature",
+        "lab02_minhash.ipynb",
+        "minhash_signature",
+        "from neardup_lab.checks import lab2_minhash\n\n"
+        "def minhash_signature(shingles, params):\n    return lab2_minhash._lab_signature(shingles, params)",
+    ),
     "subprocess": (
         "check_normalize",
         LAB1,
@@ -333,9 +340,16 @@ def test_a_wrapper_around_the_package_answer_scores_0(tmp_path):
     for name, source in honest.items():
         shutil.copy(ROOT / "labs" / "solutions" / source, tmp_path / name)
     cheats = {
-        attack: _replaced(source, tmp_path / f"mallory-{attack}-{source}", name, code)
+        attack: _replaced(source, tmp_path / f"mallory-{attack.replace(' ', '-')}-{source}", name, code)
         for attack, (_, source, name, code) in WRAPPERS.items()
     }
+    cheats["measure signer"] = _replaced(
+        "lab02_minhash.ipynb",
+        tmp_path / "mallory-measure-signer-lab02_minhash.ipynb",
+        "minhash_signature",
+        "from neardup_lab.checks import lab2_minhash\n\n"
+        "def minhash_signature(shingles, params):\n    return lab2_minhash.measure_signer(shingles, params)",
+    )
     report, log = tmp_path / "grades.csv", tmp_path / "grades.jsonl"
     done = subprocess.run(
         [sys.executable, str(GRADE), "--csv", str(report), "--log", str(log)]
@@ -358,3 +372,8 @@ def test_a_wrapper_around_the_package_answer_scores_0(tmp_path):
         name = cheats[attack].name
         assert rows[name][check] == "0", (attack, rows[name])
         assert "write your own" in logged[name, check]["report"], (attack, logged[name, check]["report"])
+    # The signer lab 2's measure_error check hands out stays callable, but signs other values: only
+    # the cases every signer agrees on (an empty set) pass, well under half of the check's points.
+    wrapped = cheats["measure signer"].name
+    got = float(rows[wrapped]["check_minhash_signature"])
+    assert got < checks.POINTS["check_minhash_signature"] / 2, rows[wrapped]

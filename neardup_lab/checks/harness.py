@@ -117,8 +117,10 @@ REFERENCES: dict[str, tuple[str, ...]] = {
     ),
     "check_char_shingles": ("neardup_lab.text:char_shingles",),
     "check_jaccard": ("neardup_lab.text:jaccard",),
-    # not lab2_minhash._lab_signature: check_measure_error hands it to the student's function as `sign`
-    "check_minhash_signature": ("neardup_lab.minhash:merge_signatures",),
+    "check_minhash_signature": (
+        "neardup_lab.minhash:merge_signatures",
+        "neardup_lab.checks.lab2_minhash:_lab_signature",
+    ),
     "check_estimate_similarity": (
         "neardup_lab.minhash:estimate_jaccard",
         "neardup_lab.checks.lab2_minhash:_lab_estimate",

@@ -38,6 +38,21 @@ def _lab_signature(shingles: Iterable[str], params: list[tuple[int, int]]) -> li
     return [min(((a * x + b) % MINHASH_PRIME for x in ids), default=MINHASH_PRIME) for a, b in params]
 
 
+def measure_signer(shingles: Iterable[str], params: list[tuple[int, int]]) -> list[int]:
+    """The signer :func:`check_measure_error` hands to a student's ``measure_error`` as ``sign``.
+
+    A MinHash of the same family as the exercise's, over other shingle ids (each shingle hashed
+    with a prefix), so its values are not the answer to ``check_minhash_signature``: a hand-in
+    that wraps it gets other signatures there.
+
+    >>> params = [(3, 1), (5, 2)]
+    >>> measure_signer({"a b"}, params) == measure_signer({"a b"}, params) != _lab_signature({"a b"}, params)
+    True
+    """
+    ids = [stable_hash(f"measure:{s}") for s in shingles]
+    return [min(((a * x + b) % MINHASH_PRIME for x in ids), default=MINHASH_PRIME) for a, b in params]
+
+
 def _lab_estimate(sig_a: list[int], sig_b: list[int]) -> float:
     return sum(x == y for x, y in zip(sig_a, sig_b)) / len(sig_a)
 
@@ -312,7 +327,7 @@ def check_measure_error(func: Callable[[set, set, int, int, Callable], float]) -
         Case(
             name,
             f"{label}, k={k}, trials={t}",
-            call_on_copies(func, x, y, k, t, _lab_signature),
+            call_on_copies(func, x, y, k, t, measure_signer),
             expected,
             hint=hint,
         )
@@ -333,8 +348,8 @@ def measure_case(func: Callable, k: int, trials: int, a: set, b: set) -> Case:
     return Case(
         f"article and edited copy, k={k}, trials={trials}",
         f"an article and an edited copy, k={k}, trials={trials}",
-        call_on_copies(func, a, b, k, trials, _lab_signature),
-        _lab_measure_error(a, b, k, trials, _lab_signature),
+        call_on_copies(func, a, b, k, trials, measure_signer),
+        _lab_measure_error(a, b, k, trials, measure_signer),
         hint="One trial per seed from 0 to trials - 1, each with its own hash family; square each "
         "trial's error against the exact Jaccard, average the squares, then take the root.",
     )
