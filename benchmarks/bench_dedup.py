@@ -36,7 +36,8 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
 
     from neardup_lab import dedup, make_corpus
     from neardup_lab.engine.tokenize import shingle_id_batch
-    from neardup_lab.engine.verify import IdSets, jaccard_of_pairs
+    from neardup_lab.engine.verify import jaccard_of_pairs
+    from neardup_lab.spans import Ragged
 
     before = tree_memory_mb()
     started = time.perf_counter()
@@ -64,7 +65,7 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     # Shingle ids of every document the scoring needs, computed once each, in the kernel's layout.
     needed = np.array(sorted({d for m in multi for d in m} | {d for pair in result.pairs for d in pair}))
     id_lists = shingle_id_batch([docs[d] for d in needed], 5)
-    sets = IdSets(np.concatenate(id_lists), np.r_[0, np.cumsum([len(x) for x in id_lists])].astype(np.int64))
+    sets = Ragged.from_counts(np.concatenate(id_lists), np.array([len(x) for x in id_lists]))
 
     def similar(pairs: list[tuple[int, int]]) -> np.ndarray:
         local = np.searchsorted(needed, np.asarray(pairs, dtype=np.int64).reshape(-1, 2))

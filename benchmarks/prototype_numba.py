@@ -40,12 +40,11 @@ from common import machine_line  # noqa: E402
 
 from neardup_lab import limits  # noqa: E402
 from neardup_lab.engine import pipeline  # noqa: E402
-from neardup_lab.engine.idsets import ShingleIds  # noqa: E402
 from neardup_lab.engine.settings import Settings  # noqa: E402
 from neardup_lab.engine.tokenize import _IN_WORD_TABLE, _LANE_MIX, _LENGTH_MIX, _POLY  # noqa: E402
-from neardup_lab.engine.verify import IdSets, pack_id_sets  # noqa: E402
+from neardup_lab.engine.verify import pack_id_sets  # noqa: E402
 from neardup_lab.oph import _seed_offset, densify  # noqa: E402
-from neardup_lab.spans import chunk_bounds, span_positions  # noqa: E402
+from neardup_lab.spans import Ragged, chunk_bounds  # noqa: E402
 
 SCHEME = "one-permutation"
 
@@ -133,15 +132,14 @@ def prepare_compiled(docs, settings: Settings, ids: str = "sets") -> pipeline.Pr
         _seed_offset(settings.seed, 0x0E1), _POLY, _LANE_MIX, _LENGTH_MIX,
     )  # fmt: skip
     fast_sigs = densify(sigs, settings.seed)
-    fast_keys = pipeline.exact_keys(hashes, counts)
+    fast_keys = pipeline.exact_keys(Ragged.from_counts(hashes, counts))
+    fast_sets = Ragged.from_counts(shingles, id_counts)
     if ids == "sets":
-        fast_sets = pack_id_sets(shingles, id_counts)  # numpy sorts faster
-    elif ids == "raw":
-        fast_sets = ShingleIds.of(shingles, np.r_[0, np.cumsum(id_counts)])
-    else:
-        fast_sets = IdSets.empty()
+        fast_sets = pack_id_sets(fast_sets)  # numpy sorts faster
+    elif ids == "none":
+        fast_sets = Ragged.empty()
     if ascii.all():
-        return pipeline.Prepared(fast_keys, fast_sets, fast_sigs)
+        return pipeline.Prepared(fast_keys, [fast_sets] if ids == "raw" else fast_sets, fast_sigs)
     # Documents that are not ASCII take the package's path; both go back into document order.
     slow = np.flatnonzero(~ascii)
     other = _numpy_prepare([docs[i] for i in slow.tolist()], settings, ids)
@@ -153,19 +151,20 @@ def prepare_compiled(docs, settings: Settings, ids: str = "sets") -> pipeline.Pr
     signatures = np.empty((len(docs), settings.num_perm), dtype=np.uint32)
     signatures[fast], signatures[slow] = fast_sigs, other.signatures
     if ids == "none":
-        return pipeline.Prepared(keys, IdSets.empty(), signatures)
-    lengths = np.zeros(len(docs), dtype=np.int64)
-    lengths[fast], lengths[slow] = np.diff(fast_sets.offsets), np.diff(other.sets.offsets)
-    starts_of = np.zeros(len(docs), dtype=np.int64)  # where each document's ids are in both
-    starts_of[fast] = fast_sets.offsets[:-1]
-    starts_of[slow] = len(fast_sets.ids) + other.sets.offsets[:-1]
-    both = np.concatenate([fast_sets.ids, other.sets.ids])
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    merged = (ShingleIds.of if ids == "raw" else IdSets)(both[span_positions(starts_of, lengths)], offsets)
-    return pipeline.Prepared(keys, merged, signatures)
+        return pipeline.Prepared(keys, Ragged.empty(), signatures)
+    both = Ragged.join([fast_sets, Ragged.join(other.sets) if ids == "raw" else other.sets])
+    row = np.empty(len(docs), dtype=np.int64)  # each document's list in both
+    row[fast], row[slow] = np.arange(len(fast)), len(fast) + np.arange(len(slow))
+    merged = both.take(row)
+    return pipeline.Prepared(keys, [merged] if ids == "raw" else merged, signatures)
 
 
 _numpy_prepare = pipeline.prepare
+
+
+def _one(sets: Ragged | list[Ragged]) -> Ragged:
+    """The id lists of a prepared batch as one :class:`Ragged` (raw ids come as a list of parts)."""
+    return Ragged.join(sets) if isinstance(sets, list) else sets
 
 
 def check_same_bits(docs: list[str], settings: Settings) -> None:
@@ -176,8 +175,8 @@ def check_same_bits(docs: list[str], settings: Settings) -> None:
         ours, theirs = prepare_compiled(chunk, settings, form), _numpy_prepare(chunk, settings, form)
         same = (
             ours.keys == theirs.keys
-            and np.array_equal(ours.sets.ids, theirs.sets.ids)
-            and np.array_equal(ours.sets.offsets, theirs.sets.offsets)
+            and np.array_equal(_one(ours.sets).values, _one(theirs.sets).values)
+            and np.array_equal(_one(ours.sets).offsets, _one(theirs.sets).offsets)
             and np.array_equal(ours.signatures, theirs.signatures)
         )
         if not same:

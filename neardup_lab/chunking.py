@@ -39,16 +39,6 @@ def _count(value: object, name: str, what: str) -> int:
     return int(value)
 
 
-def _check_window(size: object, step: object) -> tuple[int, int]:
-    size, step = _positive_int(size, "size"), _positive_int(step, "step")
-    if step > size:
-        raise ValueError(
-            f"step = {step} is larger than size = {size}, so the words between chunks "
-            "would belong to no chunk; use step <= size"
-        )
-    return size, step
-
-
 def chunk_spans(n_words: int, size: int = 200, step: int = 100) -> list[tuple[int, int]]:
     """Word positions ``(start, end)`` of the chunks of a text of ``n_words`` words.
 
@@ -64,7 +54,12 @@ def chunk_spans(n_words: int, size: int = 200, step: int = 100) -> list[tuple[in
     >>> chunk_spans(3, size=4, step=3), chunk_spans(0, size=4, step=3)
     ([(0, 3)], [])
     """
-    size, step = _check_window(size, step)
+    size, step = _positive_int(size, "size"), _positive_int(step, "step")
+    if step > size:
+        raise ValueError(
+            f"step = {step} is larger than size = {size}, so the words between chunks "
+            "would belong to no chunk; use step <= size"
+        )
     n_words = _count(n_words, "n_words", "words")
     if n_words == 0:
         return []
@@ -114,12 +109,9 @@ def best_chunk_similarity(
     chunks = chunk_words(long_text, size, step)
     if not chunks:
         raise ValueError(f"long_text has no words, so there is no chunk to compare: {long_text!r:.60}")
-    best, best_index = -1.0, -1
-    for index, chunk in enumerate(chunks):
-        similarity = jaccard(excerpt_shingles, word_shingles(chunk, k))
-        if similarity > best:
-            best, best_index = similarity, index
-    return best, best_index
+    similarities = [jaccard(excerpt_shingles, word_shingles(chunk, k)) for chunk in chunks]
+    best = max(similarities)
+    return best, similarities.index(best)  # the first chunk on ties
 
 
 def containment_estimate(jaccard_value: float, size_a: int, size_b: int) -> float:

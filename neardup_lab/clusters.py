@@ -42,18 +42,15 @@ class UnionFind:
     def __len__(self) -> int:
         return len(self.parent)
 
-    def _check(self, x: int) -> None:
-        if not 0 <= x < len(self.parent):
-            raise IndexError(f"element {x} is outside 0..{len(self.parent) - 1}")
-
     def find(self, x: int) -> int:
         """Return the representative of ``x``'s set.
 
         >>> UnionFind(3).find(2)
         2
         """
-        self._check(x)
         parent = self.parent
+        if not 0 <= x < len(parent):
+            raise IndexError(f"element {x} is outside 0..{len(parent) - 1}")
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]

@@ -15,15 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = [
-    "EDIT_KINDS",
-    "Corpus",
-    "make_corpus",
-    "make_article",
-    "apply_edit",
-    "replace_words",
-    "vocabulary",
-]
+__all__ = ["EDIT_KINDS", "Corpus", "make_corpus", "make_article", "apply_edit", "replace_words", "vocabulary"]
 
 #: The ways :func:`make_corpus` can change a copy of an article.
 EDIT_KINDS = (
@@ -36,124 +28,22 @@ EDIT_KINDS = (
     "also-read",
 )
 
+# fmt: off
 _COMMON = [
-    "the",
-    "of",
-    "and",
-    "to",
-    "in",
-    "a",
-    "is",
-    "that",
-    "for",
-    "on",
-    "said",
-    "with",
-    "was",
-    "as",
-    "by",
-    "it",
-    "at",
-    "from",
-    "his",
-    "he",
-    "be",
-    "has",
-    "have",
-    "are",
-    "not",
-    "but",
-    "this",
-    "an",
-    "will",
-    "had",
-    "its",
-    "were",
-    "which",
-    "their",
-    "they",
-    "who",
-    "been",
-    "more",
-    "after",
-    "year",
-    "new",
-    "would",
-    "also",
-    "over",
-    "two",
-    "government",
-    "minister",
-    "city",
-    "police",
-    "state",
-    "people",
-    "first",
-    "last",
-    "week",
-    "officials",
-    "report",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "court",
-    "market",
-    "rain",
-    "water",
-    "school",
-    "health",
-    "workers",
-    "company",
-    "district",
-    "council",
-    "percent",
-    "million",
-    "since",
-    "during",
-    "about",
-    "could",
-    "than",
-    "other",
-    "into",
-    "while",
-    "when",
-    "under",
-    "three",
-    "between",
-    "before",
+    "the", "of", "and", "to", "in", "a", "is", "that", "for", "on", "said", "with", "was", "as", "by",
+    "it", "at", "from", "his", "he", "be", "has", "have", "are", "not", "but", "this", "an", "will",
+    "had", "its", "were", "which", "their", "they", "who", "been", "more", "after", "year", "new",
+    "would", "also", "over", "two", "government", "minister", "city", "police", "state", "people",
+    "first", "last", "week", "officials", "report", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "court", "market", "rain", "water", "school", "health", "workers", "company", "district",
+    "council", "percent", "million", "since", "during", "about", "could", "than", "other", "into",
+    "while", "when", "under", "three", "between", "before",
 ]
 _ONSETS = [
-    "b",
-    "c",
-    "d",
-    "f",
-    "g",
-    "h",
-    "j",
-    "k",
-    "l",
-    "m",
-    "n",
-    "p",
-    "r",
-    "s",
-    "t",
-    "v",
-    "w",
-    "z",
-    "br",
-    "ch",
-    "dr",
-    "gr",
-    "kr",
-    "pl",
-    "sh",
-    "st",
-    "tr",
-    "th",
+    "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "ch",
+    "dr", "gr", "kr", "pl", "sh", "st", "tr", "th",
 ]
+# fmt: on
 _VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]
 _CODAS = ["", "", "n", "r", "s", "l", "m", "t", "nd", "st"]
 _PUBLISHERS = (
@@ -184,16 +74,14 @@ def vocabulary(size: int = 6000) -> tuple[str, ...]:
     if size < len(_COMMON):
         raise ValueError(f"vocabulary size must be at least {len(_COMMON)}, got {size}")
     rng = np.random.default_rng(20240607)
+
+    def pick(options: list[str]) -> str:
+        return options[rng.integers(len(options))]
+
     words, seen = list(_COMMON), set(_COMMON)
     while len(words) < size:
         syllables = int(rng.integers(2, 4))
-        word = (
-            "".join(
-                _ONSETS[rng.integers(len(_ONSETS))] + _VOWELS[rng.integers(len(_VOWELS))]
-                for _ in range(syllables)
-            )
-            + _CODAS[rng.integers(len(_CODAS))]
-        )
+        word = "".join(pick(_ONSETS) + pick(_VOWELS) for _ in range(syllables)) + pick(_CODAS)
         if word not in seen:
             seen.add(word)
             words.append(word)
@@ -210,19 +98,16 @@ def _zipf_cdf(size: int, exponent: float) -> np.ndarray:
 def _token_forms(size: int) -> np.ndarray:
     """Every word in four spellings: plain, Capitalised, plain., Capitalised."""
     vocab = vocabulary(size)
-    forms = [w for w in vocab] + [w.capitalize() for w in vocab]
+    forms = list(vocab) + [w.capitalize() for w in vocab]
     forms += [w + "." for w in forms]
     return np.array(forms, dtype=object)
 
 
 def _articles(rng: np.random.Generator, count: int, n_words: int, size: int, exponent: float) -> list[str]:
     """``count`` articles: a headline, a blank line, ``n_words`` words in sentences."""
-    ranks = np.minimum(
-        np.searchsorted(_zipf_cdf(size, exponent), rng.random((count, n_words)), side="right"), size - 1
-    )
-    head_ranks = np.minimum(
-        np.searchsorted(_zipf_cdf(size, exponent), rng.random((count, 9)), side="right"), size - 1
-    )
+    cdf = _zipf_cdf(size, exponent)
+    ranks = np.minimum(np.searchsorted(cdf, rng.random((count, n_words)), side="right"), size - 1)
+    head_ranks = np.minimum(np.searchsorted(cdf, rng.random((count, 9)), side="right"), size - 1)
     head_lengths = rng.integers(5, 10, size=count).tolist()
     sentence_lengths = rng.integers(8, 23, size=(count, n_words // 8 + 1))
     ends = np.zeros((count, n_words), dtype=bool)
@@ -235,9 +120,8 @@ def _articles(rng: np.random.Generator, count: int, n_words: int, size: int, exp
             ends[doc, start - 1] = True
             if start >= n_words:
                 break
-    starts = np.zeros_like(ends)
+    starts = np.roll(ends, 1, axis=1)  # the word after a sentence's end starts the next one
     starts[:, 0] = True
-    starts[:, 1:] = ends[:, :-1]
     forms = _token_forms(size)
     tokens = forms[ranks + size * starts + 2 * size * ends]
     headlines = forms[head_ranks + size]
@@ -245,10 +129,6 @@ def _articles(rng: np.random.Generator, count: int, n_words: int, size: int, exp
         " ".join(headlines[d, : head_lengths[d]].tolist()) + "\n\n" + " ".join(tokens[d].tolist())
         for d in range(count)
     ]
-
-
-def _article(rng: np.random.Generator, n_words: int, size: int, exponent: float) -> str:
-    return _articles(rng, 1, n_words, size, exponent)[0]
 
 
 def make_article(seed: int, n_words: int = 300, vocabulary_size: int = 6000, zipf: float = 1.1) -> str:
@@ -260,7 +140,7 @@ def make_article(seed: int, n_words: int = 300, vocabulary_size: int = 6000, zip
     """
     if n_words < 1:
         raise ValueError(f"n_words must be >= 1, got {n_words}")
-    return _article(np.random.default_rng([seed, 0]), n_words, vocabulary_size, zipf)
+    return _articles(np.random.default_rng([seed, 0]), 1, n_words, vocabulary_size, zipf)[0]
 
 
 def _split(text: str) -> tuple[str, str]:
@@ -352,9 +232,9 @@ def _apply_edit(text: str, kind: str, rng: np.random.Generator, other_headlines:
     if kind == "case-spacing":
         return _case_spacing(text, rng)
     if kind == "headline":
-        return _article(rng, 5, 6000, 1.1).split("\n\n")[0] + "\n\n" + _split(text)[1]
+        return _split(_articles(rng, 1, 5, 6000, 1.1)[0])[0] + "\n\n" + _split(text)[1]
     if kind == "also-read":
-        pool = other_headlines if len(other_headlines) else [_article(rng, 5, 6000, 1.1).split("\n\n")[0]]
+        pool = other_headlines if len(other_headlines) else [_split(_articles(rng, 1, 5, 6000, 1.1)[0])[0]]
         picks = [pool[int(i)] for i in rng.integers(len(pool), size=3)]
         return text + "\n\nAlso read: " + " | ".join(picks)
     raise ValueError(f"unknown edit kind {kind!r}; choose one of {', '.join(EDIT_KINDS)}")
@@ -418,8 +298,7 @@ def make_corpus(
         family.append(source)
         edits.append(kinds)
     order = rng.permutation(len(docs)) if shuffle else np.arange(len(docs))
-    position = np.empty(len(docs), dtype=np.int64)
-    position[order] = np.arange(len(docs))
+    position = np.argsort(order)  # where each document lands
     return Corpus(
         docs=[docs[j] for j in order],
         origin=[int(position[family[j]]) for j in order],

@@ -116,8 +116,7 @@ def drop_frequent(shingle_sets: Sequence[Set[str]], max_df: float | int) -> list
     >>> drop_frequent(pages, max_df=0.5)
     [{'rain'}, {'bridge'}, set()]
     """
-    shingle_sets = _check_sets(shingle_sets)
-    frequent = frequent_shingles(shingle_sets, max_df)
+    frequent = frequent_shingles(shingle_sets, max_df)  # checks the arguments
     return [set(shingles) - frequent for shingles in shingle_sets]
 
 

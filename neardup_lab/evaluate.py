@@ -19,21 +19,6 @@ __all__ = [
 Pair = tuple[int, int]
 
 
-def _incidence(shingle_sets: Sequence[Set]):  # noqa: ANN202 (a scipy matrix; scipy loads here)
-    """Documents x distinct shingles, a 1 where the document has the shingle."""
-    from scipy import sparse
-
-    ids = [hash_shingles(s) for s in shingle_sets]
-    lengths = np.array([len(x) for x in ids], dtype=np.int64)
-    flat = np.concatenate(ids) if ids else np.empty(0, dtype=np.uint64)
-    _, columns = np.unique(flat, return_inverse=True)
-    rows = np.repeat(np.arange(len(ids)), lengths.astype(np.intp, copy=False))
-    data = np.ones(len(flat), dtype=np.int32)
-    return sparse.csr_matrix(
-        (data, (rows, columns.ravel())), shape=(len(ids), int(columns.max(initial=-1)) + 1)
-    )
-
-
 def brute_force_pairs(shingle_sets: Sequence[Set], threshold: float) -> dict[Pair, float]:
     """Every pair ``(i, j)``, ``i < j``, with exact Jaccard >= ``threshold``.
 
@@ -49,10 +34,16 @@ def brute_force_pairs(shingle_sets: Sequence[Set], threshold: float) -> dict[Pai
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
     if isinstance(shingle_sets, (str, bytes)) or any(not isinstance(s, Set) for s in shingle_sets):
         raise TypeError("brute_force_pairs needs a sequence of shingle sets, one per document")
-    matrix = _incidence(shingle_sets)
-    sizes = np.asarray(matrix.sum(axis=1)).ravel()
     from scipy import sparse  # here: import neardup_lab stays free of scipy
 
+    # Documents x distinct shingles, a 1 where the document has the shingle.
+    ids = [hash_shingles(s) for s in shingle_sets]
+    flat = np.concatenate(ids) if ids else np.empty(0, dtype=np.uint64)
+    _, columns = np.unique(flat, return_inverse=True)
+    rows = np.repeat(np.arange(len(ids)), [len(x) for x in ids])
+    shape = (len(ids), int(columns.max(initial=-1)) + 1)
+    matrix = sparse.csr_matrix((np.ones(len(flat), dtype=np.int32), (rows, columns.ravel())), shape=shape)
+    sizes = np.asarray(matrix.sum(axis=1)).ravel()
     overlap = sparse.triu(matrix @ matrix.T, k=1).tocoo()
     i, j, inter = overlap.row, overlap.col, overlap.data.astype(float)
     sim = inter / (sizes[i] + sizes[j] - inter)
@@ -113,15 +104,8 @@ def recall_by_bucket(
         last = k == len(edges) - 2
         members = [p for p, s in truth_with_similarity.items() if low <= s < high or (last and s == high)]
         hits = sum(1 for p in members if tuple(sorted(p)) in found_set)
-        rows.append(
-            {
-                "low": low,
-                "high": high,
-                "pairs": len(members),
-                "found": hits,
-                "recall": hits / len(members) if members else None,
-            }
-        )
+        recall = hits / len(members) if members else None
+        rows.append({"low": low, "high": high, "pairs": len(members), "found": hits, "recall": recall})
     return rows
 
 

@@ -54,8 +54,6 @@ def check_banding(bands: object, rows: object, num_perm: int | None = None) -> t
     return bands, rows
 
 
-
-
 def s_curve(s: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
     """Probability that a pair of similarity ``s`` becomes a candidate.
 
@@ -109,9 +107,8 @@ def _areas(threshold: float, bands: np.ndarray, rows: np.ndarray) -> tuple[np.nd
 def error_areas(threshold: float, bands: int, rows: int) -> ErrorAreas:
     """How much of the S-curve falls on the wrong side of ``threshold``.
 
-    The areas are integrals of the S-curve, in closed form through the
-    regularised incomplete beta function (they agree with a numerical
-    integration such as ``scipy.integrate.quad`` to about 1e-15).
+    Integrals of the S-curve in closed form, through the regularised incomplete beta
+    function (they agree with ``scipy.integrate.quad`` to about 1e-15).
 
     >>> areas = error_areas(0.8, 9, 13)
     >>> round(areas.false_positive, 4), round(areas.false_negative, 4)
@@ -147,13 +144,11 @@ def optimal_params(
 ) -> tuple[int, int]:
     """Choose ``(bands, rows)`` with ``bands * rows <= num_perm`` for a threshold.
 
-    Minimises the weighted sum of the area under the S-curve below the
-    threshold (false positives) and the area above it missing from 1 (false
-    negatives), searching bands first, then rows, as datasketch does, so the
-    answer is the one datasketch's ``MinHashLSH`` picks. (datasketch integrates
-    numerically, to about 1e-8. Only when a weight is 0 can every error weighed
-    be smaller than that; then the closed form used here finds the true best for
-    misses alone, and both choices are rounding noise for false positives alone.)
+    Minimises the weighted sum of the two :func:`error_areas`, searching bands first, then
+    rows, as datasketch does, so the answer is the one datasketch's ``MinHashLSH`` picks.
+    (datasketch integrates numerically, to about 1e-8. Only when a weight is 0 can every
+    error weighed be smaller than that; then the closed form used here finds the true best
+    for misses alone, and both choices are rounding noise for false positives alone.)
 
     >>> optimal_params(0.8, 128)
     (9, 13)
@@ -247,11 +242,9 @@ def _check_signature_matrix(signatures: np.ndarray, bands: int, rows: int) -> np
 def band_hashes(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """One 64-bit key per document and band: shape ``(n, bands)``, uint64.
 
-    The ``rows`` values of a band are folded into a hash seeded by the band
-    number, so equal values in different bands give different keys. Every
-    banded structure (candidate pairs, :class:`LSHIndex`, the saved index, the
-    Dask shuffle) keys its tables by these; equal keys are then confirmed value
-    by value where exactness matters.
+    The ``rows`` values of a band are folded into a hash seeded by the band number, so
+    equal values in different bands give different keys. Every banded structure keys its
+    tables by these; equal keys are confirmed value by value where exactness matters.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0]], dtype=np.uint32)
     >>> keys = band_hashes(sigs, bands=2, rows=2)
@@ -310,12 +303,11 @@ def band_groups(
 ) -> Iterator[BandGroups]:
     """For each band in turn, the groups of documents whose band values are identical.
 
-    Documents are sorted by :func:`band_hashes`, then neighbours with equal keys
-    are compared value by value, so a group holds only truly equal bands.
-    ``among`` restricts the grouping to those rows of ``signatures`` (``order``
-    still names rows of the whole matrix), without copying their signatures.
-    With ``threads`` > 1 that many bands are grouped at once (numpy sorts and
-    compares without holding the interpreter lock); the groups are the same.
+    Documents are sorted by :func:`band_hashes`, then neighbours with equal keys are
+    compared value by value, so a group holds only truly equal bands. ``among`` restricts
+    the grouping to those rows (``order`` still names rows of the whole matrix). With
+    ``threads`` > 1 that many bands are grouped at once (numpy sorts without holding the
+    interpreter lock); the groups are the same.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1

@@ -80,10 +80,8 @@ def _check_scheme(scheme: object) -> str:
 
 
 def _mulmod61(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Exact (a * x) mod (2**61 - 1) for uint64 arrays with a, x < 2**61.
-
-    Splits both factors into 32-bit halves so no partial product overflows,
-    then folds powers of two with 2**61 = 1 (mod p).
+    """Exact (a * x) mod (2**61 - 1) for uint64 arrays with a, x < 2**61: both factors are split
+    into 32-bit halves so no partial product overflows, then powers of two fold with 2**61 = 1 (mod p).
     """
     lo32 = np.uint64(0xFFFFFFFF)
     a_hi, a_lo = a >> np.uint64(32), a & lo32
@@ -183,11 +181,9 @@ class MinHasher:
         return self._hash_columns(np.asarray(ids, dtype=np.uint64)).T.astype(self.dtype)
 
     def _hash_columns(self, ids: np.ndarray) -> np.ndarray:
-        """Hash values laid out ``(num_perm, len(ids))``: one row per hash function.
+        """Hash values laid out ``(num_perm, len(ids))``, so ``np.minimum.reduceat`` runs along rows.
 
-        This layout lets ``np.minimum.reduceat`` run along contiguous rows.
-        For multiply-shift the result is a uint32 view of the high halves of
-        the 64-bit products, which saves a shift over the whole block.
+        For multiply-shift, a uint32 view of the products' high halves: no shift over the block.
         """
         if self.scheme == "one-permutation":
             raise ValueError("the one-permutation scheme has a single hash function; use signatures()")
@@ -212,9 +208,8 @@ class MinHasher:
             return shingles
         if not isinstance(shingles, (Set, list, tuple, frozenset)):
             raise TypeError(
-                f"expected a set of str shingles or a uint64 id array, got "
-                f"{type(shingles).__name__} {shingles!r:.60}; build one with "
-                "word_shingles(text)"
+                f"expected a set of str shingles or a uint64 id array, got {type(shingles).__name__} "
+                f"{shingles!r:.60}; build one with word_shingles(text)"
             )
         return hash_shingles(shingles)
 
@@ -269,20 +264,18 @@ class MinHasher:
                 f"got a sum of {int(lengths.sum())}"
             )
         out = np.full((len(lengths), self.num_perm), empty_value(self.scheme), dtype=self.dtype)
-        if self.scheme == "one-permutation":
-            per_block = 1 << 18
-        elif self.scheme == "multiply-shift":
-            per_block = max(1, limits.SIGN_BLOCK_CELLS // self.num_perm)
-        else:
-            cells = min(limits.SIGN_BLOCK_CELLS, limits.SIGN_BLOCK_CELLS_MOD_PRIME)
-            per_block = max(1, cells // self.num_perm)
+        cells = limits.SIGN_BLOCK_CELLS
+        if self.scheme in ("mod-prime", "small-affine"):
+            cells = min(cells, limits.SIGN_BLOCK_CELLS_MOD_PRIME)
+        per_block = 1 << 18 if self.scheme == "one-permutation" else max(1, cells // self.num_perm)
         ends = np.cumsum(lengths)
         start_doc = 0
         while start_doc < len(lengths):
             first_id = ends[start_doc] - lengths[start_doc]
-            # As many whole documents as fit in the block, and at least one.
+            # As many whole documents as fit in the block, and at least one: a longer one is alone.
             stop_doc = max(int(np.searchsorted(ends, first_id + per_block, side="right")), start_doc + 1)
-            if stop_doc == start_doc + 1 and lengths[start_doc] > per_block:
+            # One-permutation hashing makes one value per id: its memory is linear already.
+            if lengths[start_doc] > per_block and self.scheme != "one-permutation":
                 self._sign_long(ids[first_id : ends[start_doc]], per_block, out[start_doc])
             else:
                 self._sign_block(
@@ -292,14 +285,8 @@ class MinHasher:
         return out
 
     def _sign_long(self, ids: np.ndarray, per_block: int, out: np.ndarray) -> None:
-        """Sign one document block by block, so memory stays bounded whatever its length.
-
-        A signature is a minimum per hash function, so the signatures of the
-        blocks combine with ``np.minimum`` into the signature of the whole.
-        """
-        if self.scheme == "one-permutation":  # one value per id: memory is linear already
-            self._sign_block(ids, np.array([len(ids)]), out[None, :])
-            return
+        """Sign one document block by block, so memory stays bounded whatever its length (a minimum
+        per hash function, so the blocks' signatures combine with ``np.minimum``)."""
         block = np.empty((1, self.num_perm), dtype=self.dtype)
         for start in range(0, len(ids), per_block):
             part = ids[start : start + per_block]
@@ -401,11 +388,8 @@ def estimate_jaccard_bbit(sig_a: np.ndarray, sig_b: np.ndarray, bits: int) -> fl
     bits = _check_bits(bits)
     agree = estimate_jaccard(sig_a, sig_b)
     chance = 2.0**-bits
-    return (
-        np.clip((agree - chance) / (1 - chance), 0.0, 1.0)
-        if isinstance(agree, np.ndarray)
-        else min(1.0, max(0.0, (agree - chance) / (1 - chance)))
-    )
+    corrected = (agree - chance) / (1 - chance)
+    return np.clip(corrected, 0.0, 1.0) if isinstance(agree, np.ndarray) else min(1.0, max(0.0, corrected))
 
 
 def pack_bbit(bbit: np.ndarray, bits: int) -> np.ndarray:

@@ -30,11 +30,15 @@ def _seed_offset(seed: int, salt: int) -> np.uint64:
         return splitmix64(np.array([seed], dtype=np.uint64) ^ np.uint64(salt))[0]
 
 
+def _fast_range(h: np.ndarray, n: int) -> np.ndarray:
+    """The high 32 bits of ``h`` scaled down to ``[0, n)`` (Lemire's fast range), as int64."""
+    return (((h >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)).astype(np.int64)
+
+
 def _bins_and_values(ids: np.ndarray, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(over="ignore"):
         h = splitmix64(ids + _seed_offset(seed, 0x0E1))
-    bins = ((h >> np.uint64(32)) * np.uint64(num_perm)) >> np.uint64(32)  # fast range on the high half
-    return bins.astype(np.int64), (h & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return _fast_range(h, num_perm), (h & np.uint64(0xFFFFFFFF)).astype(np.uint32)
 
 
 def oph_signatures(
@@ -66,11 +70,7 @@ def _probe_table(num_perm: int, seed: int, probes: int) -> np.ndarray:
     counters = np.arange(probes * num_perm, dtype=np.uint64)
     with np.errstate(over="ignore"):
         h = splitmix64(counters + _seed_offset(seed, 0xD15))
-    return (
-        (((h >> np.uint64(32)) * np.uint64(num_perm)) >> np.uint64(32))
-        .astype(np.int64)
-        .reshape(probes, num_perm)
-    )
+    return _fast_range(h, num_perm).reshape(probes, num_perm)
 
 
 def densify(signatures: np.ndarray, seed: int) -> np.ndarray:

@@ -32,13 +32,6 @@ Pair = tuple[int, int]
 _SLACK = 1 - 1e-12
 
 
-def _check(shingle_sets: Sequence[Set], threshold: float) -> None:
-    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    if isinstance(shingle_sets, (str, bytes)) or any(not isinstance(s, Set) for s in shingle_sets):
-        raise TypeError("prefix_join needs a sequence of shingle sets, one per document")
-
-
 def prefix_length(size: int, threshold: float) -> int:
     """How many of a set's first tokens (in the global order) must be indexed and probed.
 
@@ -65,7 +58,10 @@ def prefix_candidates(shingle_sets: Sequence[Set], threshold: float) -> set[Pair
     >>> sorted(prefix_candidates([{"a", "b"}, {"a", "b", "c"}, {"x", "y"}], 0.6))
     [(0, 1)]
     """
-    _check(shingle_sets, threshold)
+    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    if isinstance(shingle_sets, (str, bytes)) or any(not isinstance(s, Set) for s in shingle_sets):
+        raise TypeError("prefix_join needs a sequence of shingle sets, one per document")
     counts = Counter(chain.from_iterable(shingle_sets))
     # Ties broken by the token itself, not by set order, which varies between processes.
     by_rarity = sorted(counts, key=lambda token: (counts[token], token))

@@ -55,6 +55,7 @@ BLOCK_SCHEMES = ("pigeonhole", "permuted")
 #: Refuse layouts with more tables than this: they cost more than a brute-force scan.
 MAX_TABLES = 1024
 
+
 class QueryStats(NamedTuple):
     """What one :meth:`BlockIndex.query_stats` lookup found and what it cost."""
 
@@ -80,20 +81,7 @@ def _as_fingerprints(fingerprints: object, bits: int = 64) -> np.ndarray:
         raise TypeError(
             f"fingerprints must be integers, got {type(fingerprints).__name__} {fingerprints!r:.40}"
         )
-    if isinstance(fingerprints, np.ndarray):
-        arr = fingerprints
-        if arr.dtype.kind not in "ui":
-            raise TypeError(
-                f"fingerprints must be an array of unsigned integers, got dtype {arr.dtype}; "
-                "store SimHash fingerprints as np.uint64"
-            )
-        if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
-            raise ValueError(
-                f"fingerprints must be non-negative, found {int(arr.min())}; "
-                "a 64-bit fingerprint does not fit in int64, use np.uint64"
-            )
-        arr = arr.astype(np.uint64, copy=False)
-    else:
+    if not isinstance(fingerprints, np.ndarray):
         if not isinstance(fingerprints, Iterable):
             raise TypeError(
                 f"fingerprints must be a uint64 array or a sequence of ints, "
@@ -107,7 +95,18 @@ def _as_fingerprints(fingerprints: object, bits: int = 64) -> np.ndarray:
                 )
             if not 0 <= value < 2**64:
                 raise ValueError(f"fingerprints must lie in [0, 2**64), found {value}")
-        arr = np.array(values, dtype=np.uint64)
+        fingerprints = np.array(values, dtype=np.uint64)
+    if fingerprints.dtype.kind not in "ui":
+        raise TypeError(
+            f"fingerprints must be an array of unsigned integers, got dtype {fingerprints.dtype}; "
+            "store SimHash fingerprints as np.uint64"
+        )
+    if fingerprints.dtype.kind == "i" and fingerprints.size and int(fingerprints.min()) < 0:
+        raise ValueError(
+            f"fingerprints must be non-negative, found {int(fingerprints.min())}; "
+            "a 64-bit fingerprint does not fit in int64, use np.uint64"
+        )
+    arr = fingerprints.astype(np.uint64, copy=False)
     if arr.ndim != 1:
         raise ValueError(f"fingerprints must be a 1-D array, got shape {arr.shape}")
     if bits < 64 and arr.size and int(arr.max()) >> bits:
@@ -233,19 +232,20 @@ def block_layout(
         blocks = max(k + 1, 2 * k)
     if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)):
         raise TypeError(f"blocks must be an int, got {type(blocks).__name__} {blocks!r}")
+    blocks = int(blocks)
     if not k < blocks <= bits:
         raise ValueError(
             f"need max_distance < blocks <= bits, got max_distance={k}, blocks={blocks}, "
             f"bits={bits}; with k differing bits only blocks - k blocks are sure to agree"
         )
-    n_tables = math.comb(int(blocks), k)
+    n_tables = math.comb(blocks, k)
     if n_tables > MAX_TABLES:
         raise ValueError(
             f"{blocks} blocks with max_distance={k} need C({blocks}, {k}) = {n_tables:,} tables "
             f"(limit {MAX_TABLES}); use fewer blocks"
         )
-    tables = tuple(combinations(range(int(blocks)), int(blocks) - k))
-    return BlockLayout(bits, k, _block_widths(bits, int(blocks)), tables)
+    tables = tuple(combinations(range(blocks), blocks - k))
+    return BlockLayout(bits, k, _block_widths(bits, blocks), tables)
 
 
 class _Table(NamedTuple):
@@ -260,12 +260,10 @@ class BlockIndex:
     """Block tables that return every fingerprint within ``max_distance`` bits of a query.
 
     ``fingerprints`` is a 1-D array of uint64 (or a sequence of ints); answers
-    are positions in it. ``scheme`` is ``"pigeonhole"`` (``max_distance + 1``
-    blocks, one table each) or ``"permuted"`` (``blocks`` blocks, default
-    ``2 * max_distance``, one table for every choice of ``blocks -
-    max_distance`` of them). ``bits`` is the fingerprint width. The settings
-    are kept as the attributes ``max_distance``, ``scheme``, ``bits`` and
-    ``block_widths`` (block 0 holds the highest bits).
+    are positions in it. The settings are those of :func:`block_layout` (the
+    schemes are described at the top of the module); they are kept as the
+    attributes ``max_distance``, ``scheme``, ``bits``, ``block_widths`` (block 0
+    holds the highest bits) and ``layout``.
 
     >>> rng = np.random.default_rng(0)
     >>> fps = rng.integers(0, 2**64, size=1000, dtype=np.uint64)
@@ -344,23 +342,18 @@ class BlockIndex:
         """
         return sum(t.values.nbytes + t.ids.nbytes for t in self._tables)
 
-    def _runs(self, fp: int) -> list[tuple[_Table, int, int, int]]:
-        """For each table: the query rearranged, and the run of entries sharing its key."""
-        runs = []
+    def _lookup(self, fp: int, count: bool) -> tuple[np.ndarray, int, int]:
+        """The matches of ``fp``; with ``count``, also the distinct candidates and the entries checked."""
+        fp = _as_query(fp, self.bits)
+        found, seen, checked = [], [], 0
         for table in self._tables:
-            moved = 0
+            moved = 0  # the query rearranged as the table's values are
             for shift, mask, target in table.moves:
                 moved |= ((fp >> shift) & mask) << target
             rest = self.bits - table.key_bits
-            low = (moved >> rest) << rest
+            low = (moved >> rest) << rest  # the run of entries sharing the query's key
             start = int(table.values.searchsorted(np.uint64(low), "left"))
             stop = int(table.values.searchsorted(np.uint64(low | ((1 << rest) - 1)), "right"))
-            runs.append((table, moved, start, stop))
-        return runs
-
-    def _lookup(self, fp: int, count: bool) -> tuple[np.ndarray, int, int]:
-        found, seen, checked = [], [], 0
-        for table, moved, start, stop in self._runs(_as_query(fp, self.bits)):
             if stop == start:
                 continue
             ids = table.ids[start:stop]
@@ -370,10 +363,7 @@ class BlockIndex:
             if count:
                 checked += stop - start
                 seen.append(ids)
-        if not found:
-            matches = np.empty(0, dtype=np.int64)
-        else:
-            matches = np.unique(np.concatenate(found) if len(found) > 1 else found[0]).astype(np.int64)
+        matches = np.unique(np.concatenate(found)).astype(np.int64) if found else np.empty(0, dtype=np.int64)
         candidates = len(np.unique(np.concatenate(seen))) if seen else 0
         return matches, candidates, checked
 
@@ -430,12 +420,9 @@ class BlockIndex:
 
 
 def _order_by_key(moved: np.ndarray, rest: int) -> np.ndarray:
-    """Positions that sort ``moved`` by its key, the bits above the lowest ``rest``.
-
-    Within one key the order is left as it comes: a lookup needs only the runs of
-    equal keys. When key and position fit in 64 bits together, sorting the
-    packed ``key << id_bits | position`` is about twice as fast as an argsort.
-    """
+    """Positions that sort ``moved`` by its key, the bits above the lowest ``rest`` (within a key,
+    in any order). Sorting ``key << id_bits | position`` packed in 64 bits is about twice as fast
+    as an argsort, when they fit."""
     id_bits = max(1, (len(moved) - 1).bit_length())
     if 64 - rest + id_bits > 64:
         return np.argsort(moved)
@@ -446,12 +433,8 @@ def _order_by_key(moved: np.ndarray, rest: int) -> np.ndarray:
 
 
 def _merge_moves(moves: list[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
-    """Join neighbouring blocks that move together into one (shift, mask, target) move.
-
-    Targets are consecutive by construction, so two moves join when their
-    sources are consecutive too (a table keyed on blocks 0 and 1 moves them
-    as one piece).
-    """
+    """Join neighbouring blocks that move together (targets are consecutive by construction,
+    so two moves join when their sources are too) into one (shift, mask, target) move."""
     merged: list[tuple[int, int, int]] = []
     for shift, mask, target in moves:
         if merged and merged[-1][0] - shift == mask.bit_length():

@@ -1,10 +1,11 @@
-"""Many variable-length lists in one array: the positions of their items.
+"""Many variable-length lists in one array: :class:`Ragged`, and the positions of their items.
 
 Every batched step of the package keeps many lists (the words of many documents,
 the shingle ids of many documents, the members of many groups) end to end in
 one array, list ``i`` occupying ``sizes[i]`` consecutive places from
 ``starts[i]``. Gathering some of those lists is one fancy index with the
-positions :func:`span_positions` gives.
+positions :func:`span_positions` gives. The engine passes such lists as one
+type, :class:`Ragged`, from the words of a batch to the sorted id sets it verifies.
 
 >>> ids = np.array([10, 11, 12, 20, 30, 31])  # three lists: starts 0, 3, 4; sizes 3, 1, 2
 >>> ids[span_positions(np.array([4, 0]), np.array([2, 3]))].tolist()  # the third, then the first
@@ -14,10 +15,11 @@ positions :func:`span_positions` gives.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["span_positions", "chunk_bounds", "cut"]
+__all__ = ["Ragged", "span_positions", "chunk_bounds", "cut"]
 
 
 def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -61,3 +63,78 @@ def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator
         stop = min(max(stop, start + 1), start + most_items)
         yield start, stop
         start = stop
+
+
+class Ragged(NamedTuple):
+    """Many lists end to end: list ``i`` is ``values[offsets[i] : offsets[i + 1]]``.
+
+    ``offsets`` starts at 0 and has one entry more than there are lists; its last is
+    ``len(values)``. The engine's one form for lists: the word hashes of a batch of
+    documents, their shingle ids in text order, their sorted distinct id sets.
+
+    >>> words = Ragged.from_counts(np.array([10, 11, 12, 20]), np.array([3, 0, 1]))
+    >>> words.offsets.tolist(), words.lists, words.of(2).tolist(), words.counts.tolist()
+    ([0, 3, 3, 4], 3, [20], [3, 0, 1])
+    >>> words.take(np.array([2, 0])).values.tolist()
+    [20, 10, 11, 12]
+    """
+
+    values: np.ndarray
+    offsets: np.ndarray
+
+    @classmethod
+    def from_counts(cls, values: np.ndarray, counts: np.ndarray) -> Ragged:
+        """The lists of ``counts[i]`` consecutive values each."""
+        return cls(values, np.r_[0, np.cumsum(counts, dtype=np.int64)].astype(np.int64, copy=False))
+
+    @classmethod
+    def empty(cls, dtype: type = np.uint64) -> Ragged:
+        """No list at all.
+
+        >>> Ragged.empty().lists
+        0
+        """
+        return cls(np.empty(0, dtype=dtype), np.zeros(1, dtype=np.int64))
+
+    @classmethod
+    def join(cls, parts: Sequence[Ragged]) -> Ragged:
+        """The lists of ``parts`` one after the other (the first part itself when it is the only one).
+
+        >>> one = Ragged.from_counts(np.array([7, 8, 9]), np.array([2, 1]))
+        >>> Ragged.join([one, one]).offsets.tolist()
+        [0, 2, 3, 5, 6]
+        """
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return cls.empty()
+        values = np.concatenate([p.values for p in parts])
+        return cls.from_counts(values, np.concatenate([p.counts for p in parts]))
+
+    @property
+    def lists(self) -> int:
+        """How many lists there are."""
+        return len(self.offsets) - 1
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The length of each list."""
+        return np.diff(self.offsets)
+
+    def of(self, i: int) -> np.ndarray:
+        """List ``i``."""
+        return self.values[self.offsets[i] : self.offsets[i + 1]]
+
+    def spans(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, sizes)`` of the lists ``rows``, for :func:`span_positions`."""
+        starts = self.offsets[rows]
+        return starts, self.offsets[np.asarray(rows) + 1] - starts
+
+    def take(self, rows: np.ndarray) -> Ragged:
+        """The lists ``rows``, in that order."""
+        starts, sizes = self.spans(rows)
+        return Ragged.from_counts(self.values[span_positions(starts, sizes)], sizes)
+
+    def owners(self) -> np.ndarray:
+        """For each value, the list it is in."""
+        return np.repeat(np.arange(self.lists), self.counts.astype(np.intp, copy=False))

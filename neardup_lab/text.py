@@ -33,11 +33,9 @@ def require_shingle_size(k: object) -> int:
 
 class _SeparatorMarks:
     """For every code point, True when it separates words: punctuation (P*), a symbol (S*) or
-    whitespace (as ``str.split`` sees it).
-
-    The marks are filled 256 code points at a time, when a text first needs them: the whole
-    table takes about 0.3 s to build, and a corpus meets few of its 4,352 blocks. Threads that
-    need a block at once wait for one filling, and no block is filled twice.
+    whitespace (as ``str.split`` sees it). Filled 256 code points at a time, when a text first
+    needs them (the whole table takes about 0.3 s, and a corpus meets few of its 4,352 blocks);
+    threads that need a block at once wait for one filling.
     """
 
     BLOCK_BITS = 8

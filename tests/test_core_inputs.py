@@ -117,7 +117,7 @@ def test_dedup_stages_equal_the_teaching_functions():
     sets = [set(word_shingles(d, settings.k)) for d in docs]
     hasher = settings.hasher()
     for d in range(len(docs)):
-        ids = packed.ids[packed.offsets[d] : packed.offsets[d + 1]]
+        ids = packed.of(d)
         # One id per distinct shingle (the fast path's ids are not hash_shingles' values).
         assert len(ids) == len(hash_shingles(sets[d])) == len(sets[d])
         assert np.array_equal(prepared.signatures[d], hasher.signature(ids)) or prepared.keys[d] in (

@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 
 from neardup_lab import dedup, limits, make_corpus
 from neardup_lab.engine import idsets, pipeline
-from neardup_lab.engine.idsets import ShingleIds, jaccard_from_texts, shingle_id_sets
+from neardup_lab.engine.idsets import jaccard_from_texts, shingle_id_sets, sorted_sets
 from neardup_lab.engine.settings import Settings
 from neardup_lab.engine.verify import jaccard_of_pairs, pack_id_sets
+from neardup_lab.spans import Ragged
 
 # Typographic quotes, accents, a ligature that NFKC splits, a separator outside ASCII.
 _MIXED = ["Café “déjà vu” ﬁne", "ÉCOLE—fermée", "rain rain today", "", "a\u00a0b c", "Straße STRASSE"]
@@ -26,14 +27,14 @@ def test_shingle_id_sets_are_the_sets_prepare_signs(docs, shingle, k):
     settings = Settings(num_perm=8, k=k, shingle=shingle)
     prepared, sets = pipeline.prepare(docs, settings), shingle_id_sets(docs, settings)
     assert np.array_equal(prepared.sets.offsets, sets.offsets)
-    assert np.array_equal(prepared.sets.ids, sets.ids)
+    assert np.array_equal(prepared.sets.values, sets.values)
     unsorted = pipeline.prepare(docs, settings, ids="none")  # signed from ids in text order
     assert len(unsorted.sets.offsets) == 1 and unsorted.keys == prepared.keys
     assert np.array_equal(unsorted.signatures, prepared.signatures)
     raw = pipeline.prepare(docs, settings, ids="raw")
-    assert isinstance(raw.sets, ShingleIds) and np.array_equal(raw.signatures, prepared.signatures)
-    every = raw.sets.sets(np.ones(len(docs), dtype=bool))
-    assert np.array_equal(every.offsets, sets.offsets) and np.array_equal(every.ids, sets.ids)
+    assert isinstance(raw.sets, list) and np.array_equal(raw.signatures, prepared.signatures)
+    every = sorted_sets(raw.sets, np.ones(len(docs), dtype=bool))
+    assert np.array_equal(every.offsets, sets.offsets) and np.array_equal(every.values, sets.values)
 
 
 @pytest.mark.parametrize("shingle", ["word", "char"])
@@ -65,8 +66,8 @@ def test_prepare_many_keeps_the_ids_of_the_first_documents_that_fit_the_budget(m
         part = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids_budget=budget)
         kept = len(part.sets.offsets) - 1
         assert np.array_equal(part.sets.offsets, whole.sets.offsets[: kept + 1])
-        assert np.array_equal(part.sets.ids, whole.sets.ids[: whole.sets.offsets[kept]])
-        assert part.sets.ids.nbytes <= budget
+        assert np.array_equal(part.sets.values, whole.sets.values[: whole.sets.offsets[kept]])
+        assert part.sets.values.nbytes <= budget
         assert kept == len(docs) or budget < 8 * whole.sets.offsets[kept + 1]  # the next one did not fit
         assert part.keys == whole.keys and np.array_equal(part.signatures, whole.signatures)
     assert kept == len(docs)
@@ -83,7 +84,7 @@ def test_jaccard_from_texts_reads_the_kept_sets_and_derives_the_rest(monkeypatch
     monkeypatch.setattr(limits, "SLICE_PAIRS", 9)
     settings = Settings(k=2)
     every = shingle_id_sets(docs, settings)
-    kept = every._replace(ids=every.ids[: every.offsets[kept_docs]], offsets=every.offsets[: kept_docs + 1])
+    kept = Ragged(every.values[: every.offsets[kept_docs]], every.offsets[: kept_docs + 1])
     pairs = np.random.default_rng(kept_docs).integers(0, len(docs), size=(300, 2))
     found = jaccard_from_texts(docs, settings, pairs, kept=kept)
     assert np.array_equal(found, jaccard_of_pairs(every, pairs))
@@ -139,21 +140,19 @@ def test_sorting_some_documents_gives_their_sets_and_leaves_the_others_empty(wan
     counts = rng.integers(0, 12, len(wanted))
     ids = rng.integers(0, 20, int(counts.sum())).astype(np.uint64)  # repeats within documents
     offsets = np.r_[0, np.cumsum(counts)]
-    every = pack_id_sets(ids, counts)
-    # The same ids as one part, and cut into parts whose ids arrays hold others before theirs.
+    every = pack_id_sets(Ragged(ids, offsets))
+    # The same ids as one part, and cut into parts.
     cuts = np.unique(np.r_[0, rng.integers(0, len(wanted) + 1, 3), len(wanted)])
-    parts = []
-    for low, high in zip(cuts[:-1], cuts[1:]):
-        junk = int(rng.integers(0, 4))
-        part_ids = np.r_[np.zeros(junk, np.uint64), ids[offsets[low] : offsets[high]]].astype(np.uint64)
-        parts.append((part_ids, offsets[low : high + 1] - offsets[low] + junk))
-    for raw in (ShingleIds.of(ids, offsets), ShingleIds(parts)):
-        assert raw.documents == len(wanted)
-        assert np.array_equal(raw.ids, ids) and np.array_equal(raw.offsets, offsets)
+    parts = [
+        Ragged(ids[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a]) for a, b in zip(cuts, cuts[1:])
+    ]
+    for raw in ([Ragged(ids, offsets)], parts):
+        joined = Ragged.join(raw)
+        assert np.array_equal(joined.values, ids) and np.array_equal(joined.offsets, offsets)
         for n_jobs in (1, 2):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(limits, "SORT_DOCS", 3)  # many pieces
-                some = raw.sets(np.array(wanted), n_jobs)
+                some = sorted_sets(raw, np.array(wanted), n_jobs)
             for doc, want in enumerate(wanted):
                 assert some.of(doc).tolist() == (every.of(doc).tolist() if want else [])
 
@@ -164,24 +163,27 @@ def test_prepare_many_keeps_raw_ids_chunk_by_chunk_within_the_budget(monkeypatch
     settings = Settings(num_perm=8)
     whole = pipeline.prepare(docs, settings, ids="raw").sets
     raw = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids="raw").sets
-    assert len(raw.parts) == -(-len(docs) // 7)  # one part a chunk, not copied into one array
-    assert np.array_equal(raw.ids, whole.ids) and np.array_equal(raw.offsets, whole.offsets)
-    sorted_sets = pipeline.prepare_many(docs, settings).sets
-    every = raw.sets(np.ones(len(docs), dtype=bool), n_jobs)
-    assert np.array_equal(every.ids, sorted_sets.ids) and np.array_equal(every.offsets, sorted_sets.offsets)
+    assert len(raw) == -(-len(docs) // 7)  # one part a chunk, not copied into one array
+    (whole,) = whole
+    joined = Ragged.join(raw)
+    assert np.array_equal(joined.values, whole.values) and np.array_equal(joined.offsets, whole.offsets)
+    packed = pipeline.prepare_many(docs, settings).sets
+    every = sorted_sets(raw, np.ones(len(docs), dtype=bool), n_jobs)
+    assert np.array_equal(every.values, packed.values) and np.array_equal(every.offsets, packed.offsets)
     ends = 8 * whole.offsets
     for budget in (0, int(ends[37]) + 7, int(ends[35]), int(ends[-1])):
         part = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids_budget=budget, ids="raw").sets
-        kept = part.documents
+        part = Ragged.join(part)
+        kept = part.lists
         assert np.array_equal(part.offsets, whole.offsets[: kept + 1])
-        assert np.array_equal(part.ids, whole.ids[: whole.offsets[kept]])
+        assert np.array_equal(part.values, whole.values[: whole.offsets[kept]])
         assert kept == len(docs) or budget < 8 * whole.offsets[kept + 1]  # the next one did not fit
 
 
 def test_sorting_needs_one_bool_per_document():
-    raw = ShingleIds.of(np.array([7, 3], dtype=np.uint64), np.array([0, 1, 2]))
+    raw = Ragged(np.array([7, 3], dtype=np.uint64), np.array([0, 1, 2]))
     with pytest.raises(ValueError, match=r"one bool per document \(2\), got shape \(3,\)"):
-        raw.sets(np.ones(3, dtype=bool))
+        sorted_sets([raw], np.ones(3, dtype=bool))
 
 
 def test_an_unknown_id_form_is_refused():

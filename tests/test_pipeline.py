@@ -196,6 +196,6 @@ def test_prepare_many_over_threads_gives_the_arrays_of_one_chunk(monkeypatch):
         many = pipeline.prepare_many(docs, settings, n_jobs=n_jobs)
         assert many.keys == whole.keys
         assert np.array_equal(many.sets.offsets, whole.sets.offsets)
-        assert np.array_equal(many.sets.ids, whole.sets.ids)
+        assert np.array_equal(many.sets.values, whole.sets.values)
         assert np.array_equal(many.signatures, whole.signatures)
-    assert len(many.sets.ids) > 0 and many.sets.offsets[-1] == len(many.sets.ids)
+    assert len(many.sets.values) > 0 and many.sets.offsets[-1] == len(many.sets.values)

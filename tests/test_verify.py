@@ -11,6 +11,7 @@ from neardup_lab.engine.verify import (
     verified_edges,
 )
 from neardup_lab.lsh import band_groups, candidate_pair_array
+from neardup_lab.spans import Ragged
 
 id_sets = st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=8)
 
@@ -18,7 +19,7 @@ id_sets = st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=8)
 @given(id_sets, st.data())
 def test_jaccard_of_pairs_equals_jaccard_of_sets(sets, data):
     ids = np.array([i for s in sets for i in s], dtype=np.uint64)
-    packed = pack_id_sets(ids, np.array([len(s) for s in sets]))
+    packed = pack_id_sets(Ragged.from_counts(ids, np.array([len(s) for s in sets])))
     index = st.integers(0, len(sets) - 1)
     pairs = np.array(data.draw(st.lists(st.tuples(index, index), max_size=10)), dtype=np.int64)
     got = jaccard_of_pairs(packed, pairs.reshape(-1, 2))
@@ -27,7 +28,7 @@ def test_jaccard_of_pairs_equals_jaccard_of_sets(sets, data):
     # The same from unsorted lists with repeats, packed first.
     lists = [sorted(s, reverse=True) * 2 for s in sets]
     flat = np.array([i for lst in lists for i in lst], dtype=np.uint64)
-    raw = pack_id_sets(flat, np.array(list(map(len, lists))))
+    raw = pack_id_sets(Ragged.from_counts(flat, np.array(list(map(len, lists)))))
     assert jaccard_of_pairs(raw, pairs.reshape(-1, 2)).tolist() == want
 
 
@@ -68,9 +69,9 @@ any_id = st.one_of(st.integers(0, 9), st.integers(2**64 - 3, 2**64 - 1), st.inte
 @given(st.lists(st.lists(any_id, max_size=70), min_size=1, max_size=12))
 def test_pack_id_sets_sorts_and_dedupes_each_document(docs):
     flat = np.array([x for d in docs for x in d], dtype=np.uint64)
-    packed = pack_id_sets(flat, np.array(list(map(len, docs))))
+    packed = pack_id_sets(Ragged.from_counts(flat, np.array(list(map(len, docs)))))
     assert packed.offsets[0] == 0 and len(packed.offsets) == len(docs) + 1
     for d, values in enumerate(docs):
-        got = packed.ids[packed.offsets[d] : packed.offsets[d + 1]].tolist()
+        got = packed.of(d).tolist()
         assert got == sorted(set(values))
-    assert packed.offsets[-1] == len(packed.ids)
+    assert packed.offsets[-1] == len(packed.values)

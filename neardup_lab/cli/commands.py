@@ -69,28 +69,25 @@ def _outputs(
     return files + ([(args.out, out)] if out else [])
 
 
-def _finish(
-    console: Console, report: ReadReport, args: argparse.Namespace, what: str, times: list[tuple[str, float]]
+def _summarised(
+    console: Console, args: argparse.Namespace, report: ReadReport, what: str, times: list, summary: Callable
 ) -> int:
-    """Print where ``what`` was written and the time per stage; return the exit code."""
-    if args.out:
-        console.say(f"{what} written to {posix(args.out)}")
-    for option, what in [("keep_out", "kept"), ("removed_out", "removed"), ("new_out", "new")]:
-        path = getattr(args, option, None)
-        if path:
-            console.say(f"{what} records written to {posix(path)}")
-    console.times(times)
-    return EXIT_SKIPPED if report.problems else EXIT_OK
-
-
-def _summarised(console: Console, report: ReadReport, summary: Callable[[], int]) -> int:
-    """Run ``summary`` (printing, after every output was committed) and return its exit code.
+    """After every output was committed, print the summary: what was read, ``summary()``, where
+    ``what`` and the records were written, the time per stage; return the exit code.
 
     A standard output that cannot take the summary (a full disk, a closed pipe)
     is reported on stderr: the outputs were written, and the exit code says so.
     """
     try:
-        code = summary()
+        read_summary(console, report, len(args.inputs))
+        summary()
+        if args.out:
+            console.say(f"{what} written to {posix(args.out)}")
+        for option, records in [("keep_out", "kept"), ("removed_out", "removed"), ("new_out", "new")]:
+            path = getattr(args, option, None)
+            if path:
+                console.say(f"{records} records written to {posix(path)}")
+        console.times(times)
         console.out.flush()
     except OSError as err:
         if not isinstance(err, BrokenPipeError):  # a reader that went away (| head) wants no more
@@ -98,8 +95,7 @@ def _summarised(console: Console, report: ReadReport, summary: Callable[[], int]
             console.warn(f"warning: the summary could not be printed ({why}); the outputs were written")
         with contextlib.suppress(OSError, ValueError, AttributeError):  # what stays buffered goes nowhere
             os.dup2(os.open(os.devnull, os.O_WRONLY), console.out.fileno())
-        return EXIT_SKIPPED if report.problems else EXIT_OK
-    return code
+    return EXIT_SKIPPED if report.problems else EXIT_OK
 
 
 @contextlib.contextmanager
@@ -134,46 +130,38 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     0
     """
     with _run_by(console):
-        return _dedup(args, console)
+        fmt = outputs.check_outputs(args)
+        kind = outputs.records_format(args)
+        report, read_seconds = _read(args, console)
+        settings = args.settings
+        _explain(args, console, settings)
+        texts, ids = [d.text for d in report.documents], [d.id for d in report.documents]
+        try:
+            result = dedup(texts, **settings.to_dict(), n_jobs=args.jobs, progress=console.bars)
+        except ValueError as err:  # a setting the pipeline refuses is the user's to change
+            raise UsageError(str(err)) from None
+        why = why_fields(result, texts, ids) if args.why else None
+        started = time.perf_counter()
+        out = outputs.clusters_writer(fmt, result, ids, why) if fmt else None
+        records = {"keep_out": result.keepers, "removed_out": result.removed}
+        with outputs.staged(_outputs(args, report, out, records, kind)):
+            pass  # nothing else must succeed first: move the files into place now
+        stages = [(name, stats["seconds"]) for name, stats in result.stats.items()]
+        times = [("read", read_seconds), *stages, ("write", time.perf_counter() - started)]
 
+        def summary() -> None:
+            dedup_summary(console, result, settings)
+            if why is not None:
+                why_summary(console, why, ids)
 
-def _dedup(args: argparse.Namespace, console: Console) -> int:
-    fmt = outputs.check_outputs(args)
-    kind = outputs.records_format(args)
-    report, read_seconds = _read(args, console)
-    settings = args.settings
-    _explain(args, console, settings)
-    texts, ids = [d.text for d in report.documents], [d.id for d in report.documents]
-    try:
-        result = dedup(texts, **settings.to_dict(), n_jobs=args.jobs, progress=console.bars)
-    except ValueError as err:  # a setting the pipeline refuses is the user's to change
-        raise UsageError(str(err)) from None
-    why = why_fields(result, texts, ids) if args.why else None
-    started = time.perf_counter()
-    out = outputs.clusters_writer(fmt, result, ids, why) if fmt else None
-    records = {"keep_out": result.keepers, "removed_out": result.removed}
-    with outputs.staged(_outputs(args, report, out, records, kind)):
-        pass  # nothing else must succeed first: move the files into place now
-    write_seconds = time.perf_counter() - started
-
-    def summary() -> int:
-        read_summary(console, report, len(args.inputs))
-        dedup_summary(console, result, settings)
-        if why is not None:
-            why_summary(console, why, ids)
-        stages = [("read", read_seconds), *((name, s["seconds"]) for name, s in result.stats.items())]
-        return _finish(console, report, args, "clusters", [*stages, ("write", write_seconds)])
-
-    return _summarised(console, report, summary)
+        return _summarised(console, args, report, "clusters", times, summary)
 
 
 def run_index(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab index build|add|query`` (``args.action``): match the inputs against a saved index.
 
-    ``build`` creates the index, ``add`` inserts the documents after matching
-    them, ``query`` only matches. Every output is written in full before the
-    index is saved, and moved into place after it: a full disk or a failed save
-    leaves neither the index changed nor an output behind.
+    ``build`` creates the index, ``add`` inserts the documents after matching them, ``query`` only
+    matches. A full disk or a failed save leaves neither the index changed nor an output behind.
 
     >>> import tempfile, pathlib
     >>> from neardup_lab.cli.main import build_parser
@@ -185,56 +173,50 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     0
     """
     with _run_by(console):
-        return _index(args, console)
+        fmt = outputs.check_outputs(args)
+        kind = outputs.records_format(args)
+        if args.action == "build":
+            if os.path.lexists(args.index):
+                raise UsageError(
+                    f"{posix(args.index)} already exists; add to it with `index add`, or choose a new path"
+                )
+            index = SavedIndex(args.settings)
+        else:  # the options given are checks: each must equal the index's setting
+            index = SavedIndex.open(args.index, expect=given_settings(args))
+        before = len(index)
+        report, read_seconds = _read(args, console)
+        _explain(args, console, index.settings, stored=args.action != "build")
+        started = time.perf_counter()
+        texts = [d.text for d in report.documents]
+        if args.action == "query":
+            ids = [d.id for d in report.documents]
+            found = index.query(texts, progress=console.bars)
+        else:
+            ids = [args.id_prefix + d.id for d in report.documents]
+            try:
+                sources = dict.fromkeys(d.source for d in report.documents)  # the files to remember
+                files = [report.sources[s].path if s in report.sources else s for s in sources]
+                again = bool(args.id_prefix)  # other ids: the user adds these documents again on purpose
+                found = index.add(ids, texts, progress=console.bars, files=files, repeat_files=again)
+            except ValueError as err:
+                raise UsageError(f"{err} (for example with --id-prefix)") from None
+        times = [("read", read_seconds), ("match", time.perf_counter() - started)]
+        started = time.perf_counter()
+        new = {"new_out": [i for i, matches in enumerate(found) if not matches]}
+        out = outputs.matches_writer(fmt, ids, found) if fmt else None
+        # Every output is written in full first; the index is saved next; the outputs are moved last.
+        with outputs.staged(_outputs(args, report, out, new, kind)):
+            if args.action != "query":
+                _save(index, args.index)
+                times.append(("save", time.perf_counter() - started))
 
+        def summary() -> None:
+            where, size = posix(args.index), plural(len(index), "document")
+            done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
+            console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
+            match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
 
-def _index(args: argparse.Namespace, console: Console) -> int:
-    fmt = outputs.check_outputs(args)
-    kind = outputs.records_format(args)
-    if args.action == "build":
-        if os.path.lexists(args.index):
-            raise UsageError(
-                f"{posix(args.index)} already exists; add to it with `index add`, or choose a new path"
-            )
-        index = SavedIndex(args.settings)
-    else:  # the options given are checks: each must equal the index's setting
-        index = SavedIndex.open(args.index, expect=given_settings(args))
-    before = len(index)
-    report, read_seconds = _read(args, console)
-    _explain(args, console, index.settings, stored=args.action != "build")
-    started = time.perf_counter()
-    texts = [d.text for d in report.documents]
-    if args.action == "query":
-        ids = [d.id for d in report.documents]
-        found = index.query(texts, progress=console.bars)
-    else:
-        ids = [args.id_prefix + d.id for d in report.documents]
-        try:
-            sources = dict.fromkeys(d.source for d in report.documents)  # the files to remember
-            files = [report.sources[s].path if s in report.sources else s for s in sources]
-            again = bool(args.id_prefix)  # other ids: the user adds these documents again on purpose
-            found = index.add(ids, texts, progress=console.bars, files=files, repeat_files=again)
-        except ValueError as err:
-            raise UsageError(f"{err} (for example with --id-prefix)") from None
-    times = [("read", read_seconds), ("match", time.perf_counter() - started)]
-    started = time.perf_counter()
-    new = {"new_out": [i for i, matches in enumerate(found) if not matches]}
-    out = outputs.matches_writer(fmt, ids, found) if fmt else None
-    # Every output is written in full first; the index is saved next; the outputs are moved last.
-    with outputs.staged(_outputs(args, report, out, new, kind)):
-        if args.action != "query":
-            _save(index, args.index)
-            times.append(("save", time.perf_counter() - started))
-
-    def summary() -> int:
-        read_summary(console, report, len(args.inputs))
-        where, size = posix(args.index), plural(len(index), "document")
-        done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
-        console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
-        match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
-        return _finish(console, report, args, "matches", times)
-
-    return _summarised(console, report, summary)
+        return _summarised(console, args, report, "matches", times, summary)
 
 
 def _save(index: SavedIndex, path: str) -> None:

@@ -23,15 +23,12 @@ __all__ = ["PROG", "Console", "printable", "plural", "posix", "warn_skipped", "r
 __all__ += ["dedup_summary", "match_summary"]
 
 PROG = "neardup-lab"
-_PROBLEMS_SHOWN = 20
-_MATCHES_SHOWN = 20
+_SHOWN = 20  # skipped inputs and matches listed; the files written hold them all
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 # What a terminal would act on rather than show: C0 controls (ESC starts the sequences that
 # retitle a window or clear the screen), DEL, C1 controls (0x9b is a one-byte ESC [), line and
 # paragraph separators, and the marks that reorder bidirectional text (a name could read backwards).
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-
-
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -43,10 +40,8 @@ def _escaped(match: re.Match) -> str:
 
 def printable(text: str) -> str:
     """``text`` safe to print on a terminal: control characters, line breaks and bidirectional
-    overrides written as escapes (``\\x1b``, ``\\n``, ``\\u202e``), everything else as it is.
-
-    File names, record ids and JSON keys come from the data; every line the command prints
-    passes through here, so none of them can move the cursor, retitle the window or split a line.
+    overrides written as escapes (``\\x1b``, ``\\n``, ``\\u202e``). Every line the command prints
+    passes through here, so no file name or id can move the cursor, retitle the window or split a line.
 
     >>> print(printable("a\\x1b]0;owned\\x07.txt"), printable("x\\nnotes.txt"), printable("é\\u202eb"))
     a\\x1b]0;owned\\x07.txt x\\nnotes.txt é\\u202eb
@@ -126,9 +121,9 @@ def warn_skipped(console: Console, report: ReadReport, problems_path: str | None
     ...     Problem("a.txt", None, "binary", "NUL byte")]), None)
     neardup-lab: skipped a.txt: binary file: NUL byte
     """
-    for problem in report.problems[:_PROBLEMS_SHOWN]:
+    for problem in report.problems[:_SHOWN]:
         console.warn(f"skipped {problem}")
-    hidden = len(report.problems) - _PROBLEMS_SHOWN
+    hidden = len(report.problems) - _SHOWN
     if hidden > 0:
         hint = f"all are in {problems_path}" if problems_path else "--problems PATH writes them all"
         console.warn(f"... and {plural(hidden, 'more skipped input')}; {hint}")
@@ -150,9 +145,8 @@ def read_summary(console: Console, report: ReadReport, n_inputs: int) -> None:
     console.say(f"documents read: {len(docs)} (from {plural(n_inputs, 'input')})")
     empty = sum(_empty(d.text) for d in docs)
     if empty:
-        console.say(
-            f"  empty after normalisation: {empty} (kept as documents; they are exact copies of each other)"
-        )
+        kept = "kept as documents; they are exact copies of each other"
+        console.say(f"  empty after normalisation: {empty} ({kept})")
     counts = report.skipped
     parts = ", ".join(f"{label}: {counts[r]}" for r, label in REASONS.items() if counts[r])
     console.say(f"skipped inputs: {len(report.problems)}" + (f" ({parts})" if report.problems else ""))
@@ -193,8 +187,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
 
 
 def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> None:
-    """Print the clusters a dedup found and the settings it used; warn (even when quiet) when
-    candidate pairs per document exploded (:func:`~neardup_lab.engine.pipeline.candidates_warning`).
+    """Print the clusters a dedup found and the settings it used; warn when candidates exploded.
 
     >>> from neardup_lab.engine.pipeline import dedup
     >>> dedup_summary(Console(quiet=False), dedup(["a b c", "a b c"], k=1), Settings(k=1))
@@ -250,8 +243,8 @@ def match_summary(
         console.say(f"duplicates of earlier documents in this batch only: {dup_batch}")
     console.say(f"new (no duplicate found): {sum(1 for ms in found if not ms)}")
     duplicates = [(doc_id, ms) for doc_id, ms in zip(ids, found) if ms]
-    for doc_id, ms in duplicates[:_MATCHES_SHOWN]:
+    for doc_id, ms in duplicates[:_SHOWN]:
         more = f" and {plural(len(ms) - 1, 'more match', 'more matches')}" if len(ms) > 1 else ""
         console.say(f"  {doc_id} duplicates {_describe(ms[0])}{more}")
-    if len(duplicates) > _MATCHES_SHOWN:
-        console.say(f"  ... and {len(duplicates) - _MATCHES_SHOWN} more; --out PATH writes every match")
+    if len(duplicates) > _SHOWN:
+        console.say(f"  ... and {len(duplicates) - _SHOWN} more; --out PATH writes every match")

@@ -34,25 +34,16 @@ answer is what a dedup of the two texts would do with them.
 """
 
 
-# ----- neardup-lab explain ---------------------------------------------------------------
-
-
 def add_explain_command(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add ``explain`` to the subcommands of ``neardup-lab``; return its parser.
-
-    The settings options are the ones ``dedup`` takes, added by the same function.
+    """Add ``explain``, with the settings options ``dedup`` takes, to the subcommands of ``neardup-lab``.
 
     >>> commands = argparse.ArgumentParser().add_subparsers(dest="command")
     >>> add_explain_command(commands).parse_args(["a.txt", "b.txt", "-k", "3"]).k
     3
     """
-    p = add_command(
-        commands,
-        "explain",
-        "show why two texts are, or are not, paired by dedup: shingles, MinHash, bands, verification",
-        "Show the evidence dedup weighs for one pair of texts, step by step.",
-        _EXPLAIN_EPILOG,
-    )
+    about = "show why two texts are, or are not, paired by dedup: shingles, MinHash, bands, verification"
+    heading = "Show the evidence dedup weighs for one pair of texts, step by step."
+    p = add_command(commands, "explain", about, heading, _EXPLAIN_EPILOG)
     g = p.add_argument_group("input")
     g.add_argument("files", nargs="*", metavar="FILE", help="two text files, each read whole as one text")
     twice = "a text to compare; give it twice instead of files"
@@ -98,9 +89,8 @@ def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
 def run_explain(args: argparse.Namespace, console: Console) -> int:
     """``neardup-lab explain``: print the evidence for one pair of texts; exit code 0.
 
-    A setting :class:`~neardup_lab.engine.settings.Settings` refuses, a wrong number of
-    texts, or a file that cannot be read is an :class:`~neardup_lab.readers.InputError`
-    (``neardup-lab`` prints it and exits with 2).
+    A refused setting, a wrong number of texts, or a file that cannot be read is an
+    :class:`~neardup_lab.readers.InputError` (``neardup-lab`` prints it and exits with 2).
 
     >>> from neardup_lab.cli.main import build_parser
     >>> args = build_parser().parse_args(["explain", "--text", "a b", "--text", "a c", "-k", "1"])
@@ -125,17 +115,10 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
-# ----- dedup --why -----------------------------------------------------------------------
-
-
 def why_fields(result: DedupResult, docs: Sequence[str], ids: Sequence[str]) -> dict[int, dict[str, object]]:
-    """For each document ``result`` removed, by index, the
-    :data:`~neardup_lab.cli.outputs.WHY_COLUMNS` of the cluster output.
-
-    ``tied_to`` is the id of the document it was paired with (one pair closer to
-    the keeper), ``tied_to_index`` its index, ``jaccard`` their exact Jaccard
-    similarity, ``exact`` whether they are exact copies, ``steps`` how many pairs
-    lead from it to its keeper. See :func:`~neardup_lab.engine.explain.ties`.
+    """For each document ``result`` removed, by index, the :data:`~neardup_lab.cli.outputs.WHY_COLUMNS`:
+    the document it was paired with (one pair closer to the keeper, :func:`~neardup_lab.engine.explain.ties`),
+    its index, their exact Jaccard, whether they are exact copies, and how many pairs lead to the keeper.
 
     >>> from neardup_lab.engine.pipeline import dedup
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "A B C D E F G X"]

@@ -1,12 +1,10 @@
 """The ``neardup-lab`` command: deduplicate your own files, or keep a saved index for daily batches.
 
 ``neardup-lab dedup INPUT...``, ``neardup-lab explain A B`` and ``neardup-lab index
-build|add|query|info INDEX [INPUT...]``. Inputs are folders of ``.txt`` files, JSONL, CSV and
-Parquet files, compressed or not (:mod:`neardup_lab.readers`); the saved index is
-:mod:`neardup_lab.index.store`. This module is the argument tree and its help; the commands are in
-:mod:`~neardup_lab.cli.commands`, what they print in :mod:`~neardup_lab.cli.console`, the files
-they write in :mod:`~neardup_lab.cli.outputs`. Exit codes: 0 done; 1 done, but some inputs were
-skipped (each reported with its file and line); 2 a usage or fatal error, and nothing was written.
+build|add|query|info INDEX [INPUT...]``. This module is the argument tree and its help; the commands
+are in :mod:`~neardup_lab.cli.commands`, what they print in :mod:`~neardup_lab.cli.console`, the
+files they write in :mod:`~neardup_lab.cli.outputs`. Exit codes: 0 done; 1 done, but some inputs
+were skipped; 2 a usage or fatal error, and nothing was written.
 
 >>> main(["dedup", "--help"])  # doctest: +ELLIPSIS
 usage: neardup-lab dedup ...
@@ -114,9 +112,6 @@ examples:
 }
 
 
-# ----- argument parsing ---------------------------------------------------------------
-
-
 def _add_input_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("input")
     kinds = ".jsonl/.ndjson files, .csv/.tsv files (each also as .gz or .zst), .parquet files"
@@ -149,23 +144,14 @@ def _add_output_options(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _add_dedup_command(commands: argparse._SubParsersAction) -> None:
-    p = add_command(
-        commands,
-        "dedup",
-        "cluster near-duplicates in a set of files and pick one document to keep per cluster",
-        "Cluster near-duplicate documents and choose one keeper per cluster.",
-        _DEDUP_EPILOG,
-    )
+    about = "cluster near-duplicates in a set of files and pick one document to keep per cluster"
+    heading = "Cluster near-duplicate documents and choose one keeper per cluster."
+    p = add_command(commands, "dedup", about, heading, _DEDUP_EPILOG)
     _add_input_options(p)
     add_hash_options(p, from_index=False)
     g = p.add_argument_group("clusters")
-    g.add_argument(
-        "--keep",
-        dest="keeper",
-        choices=KEEPER_POLICIES,
-        default="first",
-        help="which document of a cluster to keep: the first read, or the longest (default: first)",
-    )
+    keep = "which document of a cluster to keep: the first read, or the longest (default: first)"
+    g.add_argument("--keep", dest="keeper", choices=KEEPER_POLICIES, default="first", help=keep)
     frequent = (
         "ignore shingles found in more than this share (0.5) or number (30) of the documents, "
         "such as shared boilerplate (default: keep all)"
@@ -192,17 +178,10 @@ _ACTIONS = {
 }
 
 
-_INFO = ("print an index's settings and size", "Print an index's settings and size.")
-
-
 def _add_index_command(commands: argparse._SubParsersAction) -> None:
-    index = add_command(
-        commands,
-        "index",
-        "a saved index on disk for documents that arrive in batches",
-        "Keep a saved index of documents and check new batches against it.",
-        _INDEX_EPILOG,
-    )
+    about = "a saved index on disk for documents that arrive in batches"
+    heading = "Keep a saved index of documents and check new batches against it."
+    index = add_command(commands, "index", about, heading, _INDEX_EPILOG)
     actions = index.add_subparsers(dest="action", metavar="ACTION", required=True)
     for name, help_text in _ACTIONS.items():
         description = help_text[0].upper() + help_text[1:] + "."
@@ -217,7 +196,8 @@ def _add_index_command(commands: argparse._SubParsersAction) -> None:
         new = "write the records that duplicate no earlier document to PATH, in the inputs' format"
         a.add_argument("--new-out", metavar="PATH", help=new)
         a.set_defaults(run=run_index, parser=a)
-    info = add_command(actions, "info", *_INFO)
+    about = "print an index's settings and size"
+    info = add_command(actions, "info", about, "Print an index's settings and size.")
     info.add_argument("index", metavar="INDEX", help="the index folder")
     info.set_defaults(run=run_info)
 
@@ -242,21 +222,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _new_settings(args: argparse.Namespace) -> Settings:
-    """The settings of a dedup or a new index: the options given, defaults for the rest.
-
-    A value :class:`~neardup_lab.engine.settings.Settings` refuses is a usage error (exit 2).
-    """
-    try:
-        return Settings(**given_settings(args))
-    except (ValueError, TypeError) as err:
-        args.parser.error(str(err))  # prints the command's usage and exits with 2
-        raise
-
-
-# ----- entry point --------------------------------------------------------------------
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``neardup-lab`` with ``argv`` (default: the command line); return the exit code.
 
@@ -269,8 +234,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stream.reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
-        if args.command == "dedup" or getattr(args, "action", None) == "build":
-            args.settings = _new_settings(args)
+        if args.command == "dedup" or getattr(args, "action", None) == "build":  # settings of a new run
+            try:
+                args.settings = Settings(**given_settings(args))
+            except (ValueError, TypeError) as err:
+                args.parser.error(str(err))  # prints the command's usage and exits with 2
     except SystemExit as stop:  # --help, --version, or a usage error (argparse says which)
         return int(stop.code) if isinstance(stop.code, int) else EXIT_ERROR
     console = Console(quiet=getattr(args, "quiet", False))

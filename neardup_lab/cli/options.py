@@ -1,8 +1,7 @@
 """What the subcommands of ``neardup-lab`` share: exit codes, value parsers, option builders.
 
-The value parsers (:func:`number`, :func:`whole`, :func:`jobs`, :func:`byte_size`) turn
-one command-line word into a value or raise ``argparse.ArgumentTypeError`` with the
-reason; ranges of settings are left to :class:`~neardup_lab.engine.settings.Settings`.
+The value parsers turn one command-line word into a value or raise ``argparse.ArgumentTypeError``
+with the reason; ranges of settings are left to :class:`~neardup_lab.engine.settings.Settings`.
 
 >>> byte_size("10M"), whole("7")
 (10000000, 7)
@@ -13,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from argparse import ArgumentTypeError
 from typing import Any, NoReturn
 
 from .. import limits
@@ -21,24 +21,9 @@ from ..minhash import SCHEMES
 from ..readers import InputError, check_encoding
 from .console import printable
 
-__all__ = [
-    "EXIT_OK",
-    "EXIT_SKIPPED",
-    "EXIT_ERROR",
-    "CLI_SCHEMES",
-    "Parser",
-    "number",
-    "whole",
-    "jobs",
-    "byte_size",
-    "share_or_count",
-    "delimiter",
-    "encoding",
-    "add_command",
-    "add_max_bytes",
-    "add_hash_options",
-    "given_settings",
-]
+__all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "CLI_SCHEMES", "Parser", "number", "whole", "jobs"]
+__all__ += ["byte_size", "share_or_count", "delimiter", "encoding", "add_command", "add_max_bytes"]
+__all__ += ["add_hash_options", "given_settings"]
 
 #: Exit codes. 0 when everything was read and done, 1 when done but some inputs were skipped,
 #: 2 after a usage or fatal error.
@@ -48,8 +33,7 @@ CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose error messages are safe to print (:func:`~.console.printable`):
-    they quote what was typed, which may come from a file name.
+    """An argument parser whose error messages, which quote what was typed, are safe to print.
 
     >>> Parser(prog="x").parse_args(["\\x1b[2J"])
     Traceback (most recent call last):
@@ -77,7 +61,7 @@ def number(text: str, kind: type[float] | type[int] = float) -> float:
         return kind(text)
     except ValueError:
         what = "a whole number" if kind is int else "a number"
-        raise argparse.ArgumentTypeError(f"expected {what}, got {_echo(text)}") from None
+        raise ArgumentTypeError(f"expected {what}, got {_echo(text)}") from None
 
 
 def whole(text: str) -> int:
@@ -97,12 +81,10 @@ def jobs(text: str) -> int:
     """
     value = whole(text)
     if value == 0 or value < -1:
-        raise argparse.ArgumentTypeError(
-            f"must be a positive number of workers, or -1 for all cores; got {text}"
-        )
+        raise ArgumentTypeError(f"must be a positive number of workers, or -1 for all cores; got {text}")
     most = limits.most_workers()  # the API's own cap: every worker is started up front
     if value > most:
-        raise argparse.ArgumentTypeError(
+        raise ArgumentTypeError(
             f"must be at most {most} on this machine (four per core, at most {limits.MAX_JOBS}), "
             f"got {text}; -1 uses every core"
         )
@@ -121,13 +103,13 @@ def byte_size(text: str) -> int:
     try:
         value = int(digits) * units[unit]
     except ValueError:
-        raise argparse.ArgumentTypeError(
+        raise ArgumentTypeError(
             f"expected a number of bytes such as 10000000 or 10M (0 for no limit), got {text!r}"
         ) from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+        raise ArgumentTypeError(f"must not be negative, got {text}")
     if value > sys.maxsize:  # no file is that large; a read of it could not even be asked for
-        raise argparse.ArgumentTypeError(f"must be at most {sys.maxsize} (0: no limit), got {text}")
+        raise ArgumentTypeError(f"must be at most {sys.maxsize} (0: no limit), got {text}")
     return value
 
 
@@ -151,7 +133,7 @@ def delimiter(text: str) -> str:
     """
     value = "\t" if text == "\\t" else text
     if len(value) != 1 or value in '"\r\n':
-        raise argparse.ArgumentTypeError(
+        raise ArgumentTypeError(
             f"must be one character, not a quote or a line break (\\t for a tab), got {_echo(text)}"
         )
     return value
@@ -166,7 +148,7 @@ def encoding(text: str) -> str:
     try:
         return check_encoding(text)
     except InputError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+        raise ArgumentTypeError(str(err)) from None
 
 
 def add_command(commands: Any, name: str, help_text: str, description: str, epilog: str | None = None) -> Any:
@@ -176,13 +158,8 @@ def add_command(commands: Any, name: str, help_text: str, description: str, epil
     >>> add_command(commands, "info", "print it", "Print it.").prog.endswith("info")
     True
     """
-    return commands.add_parser(
-        name,
-        help=help_text,
-        description=description,
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    texts = {"help": help_text, "description": description, "epilog": epilog}
+    return commands.add_parser(name, **texts, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def add_max_bytes(group: Any, what: str, note: str = "") -> None:
@@ -193,13 +170,9 @@ def add_max_bytes(group: Any, what: str, note: str = "") -> None:
     >>> p.parse_args(["--max-bytes", "1k"]).max_bytes
     1000
     """
-    group.add_argument(
-        "--max-bytes",
-        type=byte_size,
-        default=limits.DEFAULT_MAX_BYTES,
-        metavar="N",
-        help=f"refuse {what} larger than N bytes (default: {limits.DEFAULT_MAX_BYTES}; 0: no limit)" + note,
-    )
+    most = limits.DEFAULT_MAX_BYTES
+    refuse = f"refuse {what} larger than N bytes (default: {most}; 0: no limit){note}"
+    group.add_argument("--max-bytes", type=byte_size, default=most, metavar="N", help=refuse)
 
 
 def add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:

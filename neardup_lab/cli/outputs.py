@@ -47,7 +47,7 @@ from ..readers import (
     optional_module,
     record_value,
 )
-from ..readers.files import read_errors
+from ..readers.files import inner_suffix, read_errors
 from .console import posix
 
 __all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]
@@ -57,29 +57,22 @@ __all__ += ["records_writer"]
 OUT_FORMATS = ("jsonl", "csv")
 #: The fields ``--why`` adds to each removed document of the cluster output (CSV columns, in order).
 WHY_COLUMNS = ("tied_to", "tied_to_index", "jaccard", "exact", "steps")
-#: Every option that names a file the command writes.
-_OUTPUT_OPTIONS = ("out", "problems", "keep_out", "removed_out", "new_out")
+#: The options that write chosen records of the inputs, in the inputs' own format.
+RECORD_OPTIONS = ("keep_out", "removed_out", "new_out")
+_OUTPUT_OPTIONS = ("out", "problems", *RECORD_OPTIONS)
 #: Writes one output file to the open text file it is given.
 Writer = Callable[[IO[str]], None]
+_ELSEWHERE = "write it elsewhere"
+#: Compressions no output is written in (``--keep-out`` writes ``.gz`` and ``.zst``).
+_UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")
 
 
 class UsageError(Exception):
     """A problem with the command line or the files it names: exit code 2."""
 
 
-def _out_format(path: str | None, given: str | None) -> str | None:
-    if path is None:
-        if given:
-            raise UsageError("--out-format needs --out PATH")
-        return None
-    fmt = given or {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(Path(path).suffix.lower())
-    if fmt is None:
-        raise UsageError(f"cannot tell the format of --out {path} from its name; {_OUT_HINT}")
-    return fmt
-
-
-_OUT_HINT = "end it in .jsonl or .csv, or give --out-format"
-_ELSEWHERE = "write it elsewhere"
+def _option_name(option: str) -> str:
+    return "--" + option.replace("_", "-")
 
 
 def _is_within(path: str, folder: str) -> bool:
@@ -87,27 +80,20 @@ def _is_within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _looks_like_index(folder: str) -> bool:
-    """True when ``folder`` holds the files every saved index has."""
-    meta, lock = (os.path.join(folder, name) for name in (META_NAME, LOCK_NAME))
-    return os.path.isfile(meta) and os.path.lexists(lock)
-
-
 def _output_problem(path: str, args: argparse.Namespace) -> str | None:
     """What is wrong with writing an output to ``path``, said after the path; None when nothing is."""
-    real, parent = os.path.realpath(path), os.path.dirname(path) or "."
-    inputs = {os.path.realpath(p) for p in args.inputs}
-    index = getattr(args, "index", None)
+    real = os.path.realpath(path)
+    folder, index = os.path.dirname(real), getattr(args, "index", None)
     risk = "where it could overwrite the index; " + _ELSEWHERE
-    if real in inputs:
+    if real in {os.path.realpath(p) for p in args.inputs}:
         return " is one of the inputs; " + _ELSEWHERE
     if index is not None and _is_within(real, os.path.realpath(index)):
         return f" is inside the index folder {posix(index)}, {risk}"
-    if _looks_like_index(os.path.dirname(real)):
+    if os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(os.path.join(folder, LOCK_NAME)):
         return f" is inside a saved index folder, {risk}"
     # A new file reached through a link inside an input folder too (an existing one is an input).
     lexical = os.path.abspath(path) if not os.path.exists(path) else real
-    folders = [(i, os.path.abspath(p)) for i, p in zip(map(os.path.realpath, args.inputs), args.inputs)]
+    folders = [(os.path.realpath(p), os.path.abspath(p)) for p in args.inputs]
     if real.lower().endswith(".txt") and any(
         _is_within(real, i) or _is_within(lexical, a) for i, a in folders if os.path.isdir(i)
     ):
@@ -115,15 +101,10 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
         return f" is a .txt file inside an input folder, {later}; {_ELSEWHERE}"
     if os.path.isdir(path):
         return " is a folder; give a file name"
-    if os.path.islink(path):  # written through: the folder that must exist is the target's
-        parent = os.path.dirname(real)
-        if not os.path.isdir(parent):
-            return f" is a link to {posix(real)}, whose folder does not exist; fix the link or {_ELSEWHERE}"
+    if os.path.islink(path) and not os.path.isdir(folder):  # written through: the target's folder
+        return f" is a link to {posix(real)}, whose folder does not exist; fix the link or {_ELSEWHERE}"
+    parent = os.path.dirname(path) or "."
     return None if os.path.isdir(parent) else f": the folder {parent} does not exist"
-
-
-#: Compressions no output is written in (``--keep-out`` writes ``.gz`` and ``.zst``).
-_UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")
 
 
 def _compression_problem(option: str, path: str) -> str | None:
@@ -145,7 +126,15 @@ def check_outputs(args: argparse.Namespace) -> str | None:
     >>> check_outputs(argparse.Namespace(inputs=["news"], out="c.csv", out_format=None, problems=None))
     'csv'
     """
-    fmt = _out_format(args.out, args.out_format)
+    if args.out is None and args.out_format:
+        raise UsageError("--out-format needs --out PATH")
+    fmt = None
+    if args.out is not None:
+        suffixes = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+        fmt = args.out_format or suffixes.get(Path(args.out).suffix.lower())
+        if fmt is None:
+            hint = "end it in .jsonl or .csv, or give --out-format"
+            raise UsageError(f"cannot tell the format of --out {args.out} from its name; {hint}")
     given: dict[str, str] = {}  # real path -> option
     for option in _OUTPUT_OPTIONS:
         path = getattr(args, option, None)
@@ -174,17 +163,14 @@ def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
 # ----- writing: files staged and committed together, devices streamed ----------------------
 
 
-_MAX_HOPS = 40  # links followed at most, as the kernel itself allows
-
-
 def _fd_alias(path: str) -> bool:
     """True when ``path`` leads, through links, to an open descriptor (``/dev/stdout``, ``/dev/fd/1``).
 
-    Such a name reaches whatever the descriptor is, a file the shell opened
-    included; replacing that file would leave the shell writing to a deleted one.
+    Such a name may reach a file the shell opened: replacing that would leave the shell writing to a
+    deleted one.
     """
     hop = os.path.abspath(path)
-    for _ in range(_MAX_HOPS):
+    for _ in range(40):  # links followed at most, as the kernel itself allows
         folder = os.path.realpath(os.path.dirname(hop))
         if re.fullmatch(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd", folder):
             return True
@@ -196,8 +182,6 @@ def _fd_alias(path: str) -> bool:
 
 def _streamed(path: str) -> bool:
     """True when ``path`` is written into, not replaced: a device, a FIFO, a socket, ``/dev/stdout``.
-
-    A regular file (or a new name) is staged and renamed into place instead.
 
     >>> _streamed(os.devnull), _streamed("new-clusters.jsonl")
     (True, False)
@@ -224,72 +208,51 @@ def _usual_mode(target: str) -> int:
         return 0o666 & ~mask
 
 
-def _text(fd: int) -> IO[str]:
-    """Descriptor ``fd`` as the text file a :data:`Writer` gets (UTF-8; odd file names escaped)."""
-    return open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace")
-
-
-def _cannot_write(path: str, err: OSError) -> UsageError:
-    return UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {_NOTHING}")
-
-
-_NOTHING = "nothing was written (free some space or write elsewhere, then run again)"
-
-
-def _stage(path: str, write: Writer) -> str:
-    """Write an output completely to a temporary file next to where it goes, synced; return its name."""
-    target = _written_path(path)
-    folder, name = os.path.split(target)
+def _write(path: str, write: Writer, streamed: bool) -> str | None:
+    """Write output ``path``: into it as ``>>`` would when ``streamed`` (a device is never replaced),
+    else completely and synced to a temporary file next to where it goes, whose name is returned."""
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".tmp-{name}-", dir=folder or ".")
-    except OSError as err:
-        raise _cannot_write(path, err) from None
-    try:
-        os.chmod(tmp, _usual_mode(target))  # mkstemp makes the file private
-        with _text(fd) as f:
+        if streamed:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
+        else:
+            target = _written_path(path)
+            folder, name = os.path.split(target)
+            fd, tmp = tempfile.mkstemp(prefix=f".tmp-{name}-", dir=folder or ".")
+            os.chmod(tmp, _usual_mode(target))  # mkstemp makes the file private
+        # Odd file names in the output are escaped rather than refused.
+        with open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace") as f:
             write(f)
-            f.flush()
-            os.fsync(f.fileno())
+            if tmp:
+                f.flush()
+                os.fsync(f.fileno())
     except BaseException as err:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         if isinstance(err, OSError) and not isinstance(err, BrokenPipeError):
-            raise _cannot_write(path, err) from None
+            nothing = "nothing was written (free some space or write elsewhere, then run again)"
+            raise UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {nothing}") from None
         raise
     return tmp
-
-
-def _stream(path: str, write: Writer) -> None:
-    """Write an output into a device, FIFO or open descriptor, as ``>>`` would; never replace it."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
-        with _text(fd) as f:
-            write(f)
-    except BrokenPipeError:
-        raise
-    except OSError as err:
-        raise _cannot_write(path, err) from None
 
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """Hold Ctrl-C and SIGTERM while the block commits; a signal then lets the commit finish.
 
-    Stopped between the index save and the renames, a run would leave the index
-    grown and its reports missing. Only the main thread can set handlers.
+    Stopped between the index save and the renames, a run would leave the index grown and its
+    reports missing. Only the main thread can set handlers.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {number: signal.signal(number, lambda *_: None) for number in _STOP_SIGNALS}
+    held = {number: signal.signal(number, lambda *_: None) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
         for number, handler in held.items():
             signal.signal(number, handler)
-
-
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _commit(moves: list[tuple[str, str]]) -> None:
@@ -312,12 +275,10 @@ def _commit(moves: list[tuple[str, str]]) -> None:
 def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
     """Write every output completely, run the block (the index save), then move all files into place.
 
-    Each file is written and synced under a temporary name next to where it
-    goes, before the block runs: a full disk stops the run before the index
-    commits, and removes every temporary file. A device, FIFO or ``/dev/stdout``
-    is written into (after the files are staged), never replaced; a link is
-    written through, never replaced. Signals wait while the block and the
-    renames run, so the index and the outputs are committed together.
+    Each file is written and synced under a temporary name next to where it goes before the
+    block runs, so a full disk stops the run before the index commits. A device, FIFO or
+    ``/dev/stdout`` is written into after that, never replaced; a link is written through.
+    Signals wait while the block and the renames run.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -332,10 +293,10 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
     try:
         for path, write in outputs:
             if not _streamed(path):
-                moves.append((path, _stage(path, write)))
+                moves.append((path, _write(path, write, streamed=False)))  # type: ignore[arg-type]
         for path, write in outputs:
             if _streamed(path):
-                _stream(path, write)
+                _write(path, write, streamed=True)
         with _signals_held():
             yield
             committing = True
@@ -405,15 +366,10 @@ def matches_writer(fmt: str, ids: list[str], found: list[list[Match]]) -> Writer
         nested.append(
             {"id": doc_id, "position": position, "status": status, "matches": [m.to_dict() for m in matches]}
         )
-        flat += [
-            dict(zip(columns, (doc_id, position, status, *_match_cells(m)))) for m in matches or [None]
-        ]
+        for m in matches or [None]:  # a document without a match: one row of empty match cells
+            cells = (m.id, "index" if m.in_index else "batch", m.jaccard, m.exact) if m else ("",) * 4
+            flat.append(dict(zip(columns, (doc_id, position, status, *cells))))
     return _rows_writer(fmt, nested, flat, columns)
-
-
-def _match_cells(m: Match | None) -> tuple:
-    """The CSV cells of one match: id, where it is, Jaccard, exact; empty for a document without one."""
-    return (m.id, "index" if m.in_index else "batch", m.jaccard, m.exact) if m else ("",) * 4
 
 
 def problems_writer(problems: Sequence[Problem]) -> Writer:
@@ -430,13 +386,6 @@ def problems_writer(problems: Sequence[Problem]) -> Writer:
 
 # ----- the records themselves: --keep-out, --removed-out, --new-out ---------------------------
 
-#: The options that write chosen records of the inputs, in the inputs' own format.
-RECORD_OPTIONS = ("keep_out", "removed_out", "new_out")
-
-
-def _option_name(option: str) -> str:
-    return "--" + option.replace("_", "-")
-
 
 def records_format(args: argparse.Namespace) -> str | None:
     """The one format of all inputs, in which the record options (``--keep-out``...) write; None without them.
@@ -447,30 +396,26 @@ def records_format(args: argparse.Namespace) -> str | None:
     >>> records_format(argparse.Namespace(inputs=["a.jsonl.gz", "b.jsonl"], keep_out="kept.jsonl"))
     'jsonl'
     """
-    asked = [(option, getattr(args, option)) for option in RECORD_OPTIONS if getattr(args, option, None)]
+    asked = [(_option_name(o), getattr(args, o)) for o in RECORD_OPTIONS if getattr(args, o, None)]
     if not asked:
         return None
     kinds = {detect_format(path, getattr(args, "format", "auto")) for path in args.inputs}
-    option = _option_name(asked[0][0])
     if len(kinds) > 1:
         raise UsageError(
-            f"{option} writes records in the inputs' own format, but the inputs mix "
+            f"{asked[0][0]} writes records in the inputs' own format, but the inputs mix "
             f"{' and '.join(sorted(kinds))}; deduplicate each format in its own run"
         )
     (kind,) = kinds
     for option, path in asked:
-        compressed = compression_of(path)
-        stem = path[: -len(compressed)] if compressed else path
-        named = next((k for k, suffixes in FORMATS.items() if Path(stem).suffix.lower() in suffixes), kind)
+        named = next((k for k, suffixes in FORMATS.items() if inner_suffix(path) in suffixes), kind)
         if named != kind and kind != "txt":
             raise UsageError(
-                f"{_option_name(option)} {path} names a {named} file, but the inputs are {kind}; "
+                f"{option} {path} names a {named} file, but the inputs are {kind}; "
                 f"records are written in the inputs' format (end the name in {FORMATS[kind][0]})"
             )
+        compressed = compression_of(path)
         if compressed and kind == "parquet":
-            raise UsageError(
-                f"{_option_name(option)} {path}: Parquet compresses inside; leave out {compressed}"
-            )
+            raise UsageError(f"{option} {path}: Parquet compresses inside; leave out {compressed}")
     return kind
 
 
@@ -489,11 +434,11 @@ def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes]]:
             yield packed
 
 
+_AGAIN = "nothing was written, run again"
+
+
 def _changed(source: str, what: str) -> UsageError:
     return UsageError(f"{source} changed while this run read it ({what}); {_AGAIN}")
-
-
-_AGAIN = "nothing was written, run again"
 
 
 def _check_all_found(source: str, left: set[int], unit: str) -> None:
@@ -541,14 +486,6 @@ def _mixed(kind: str, first: str, other: str, what: str) -> UsageError:
 _Grouped = dict[str, dict[int, Document]]
 
 
-def _by_source(documents: Sequence[Document]) -> _Grouped:
-    """The documents of each input file, by line (or row), files in input order."""
-    grouped: _Grouped = {}
-    for doc in documents:
-        grouped.setdefault(doc.source, {})[doc.line or 0] = doc
-    return grouped
-
-
 def _copy_jsonl(out: IO[bytes], path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
     left = set(wanted)
     for number, raw in _read_again(path, lambda f: jsonl_lines(f, args.max_bytes)):
@@ -578,25 +515,21 @@ def _csv_header(path: str, args: argparse.Namespace) -> list[str] | None:
 
 
 def _copy_csv(rows: Any, path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
-    header: list[str] | None = None
     left = set(wanted)
     found = csv_rows(path, args.encoding, args.max_bytes, args.delimiter)
+    header: list[str] = next((item[1] for item in found if isinstance(item, tuple)), [])
     for item in found:
-        if not isinstance(item, tuple):
+        doc = wanted.get(item[0]) if isinstance(item, tuple) else None
+        if doc is None:
             continue
         start, row = item
-        if header is None:
-            header = row
-            continue
-        doc = wanted.get(start)
-        if doc is not None:
-            if args.column not in header or row[header.index(args.column)] != doc.text:
-                raise _changed(doc.source, f"line {start} is not what was read")
-            rows.writerow(row)
-            left.discard(start)
-            if not left:
-                found.close()
-                return
+        if args.column not in header or row[header.index(args.column)] != doc.text:
+            raise _changed(doc.source, f"line {start} is not what was read")
+        rows.writerow(row)
+        left.discard(start)
+        if not left:
+            found.close()
+            return
     _check_all_found(posix(path), left, "line")
 
 
@@ -674,21 +607,11 @@ def _copy_parquet(writer: Any, path: str, wanted: dict[int, Document], column: s
     _check_all_found(posix(path), left, "row")
 
 
-#: Bytes a line-based list of paths cannot hold safely: a newline would make one path two.
-_CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
-
-
 def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterator[bytes]:
-    """The bytes of each document's path as the file system holds them, a line each (``null``: NUL-ended).
-
-    A path holding a control character is refused in a list of lines.
-
-    >>> list(_path_lines([Document("a.txt", "rain", "a.txt")], "kept.lst", null=True))
-    [b'a.txt\\x00']
-    """
+    """The bytes of each document's path as the file system holds them, a line each (``null``: NUL-ended)."""
     for doc in documents:
         name = os.fsencode(doc.source)
-        if not null and _CONTROL.search(name):
+        if not null and re.search(rb"[\x00-\x1f\x7f]", name):  # a newline would make one path two
             raise UsageError(
                 f"{posix(path)} lists one path per line, but the file name {doc.source!r} holds a control "
                 "character (a newline would make it two paths); give --null for NUL-ended paths "
@@ -702,13 +625,11 @@ def records_writer(
 ) -> Writer:
     """Write the documents ``chosen`` (indices into ``report.documents``) as records, in input order.
 
-    JSONL lines are copied byte for byte as read; CSV rows are written under
-    the inputs' header, Parquet rows with their schema, and for folders of
-    ``.txt`` files the paths, one per line (NUL-ended with ``args.null``). The
-    records are read again from the inputs (never held in memory) and checked
-    against the texts read the first time: an input that changed meanwhile, or
-    was cut short, or cannot be read again, is refused, and nothing is written.
-    The output is compressed when ``path`` ends in ``.gz``/``.zst``.
+    JSONL lines are copied byte for byte as read; CSV rows are written under the inputs' header,
+    Parquet rows with their schema, and for folders of ``.txt`` files the paths, one per line
+    (NUL-ended with ``args.null``). The records are read again from the inputs and checked against
+    the texts read the first time: an input that changed meanwhile, was cut short, or cannot be read
+    again is refused, and nothing is written. ``path`` ending in ``.gz``/``.zst`` compresses.
 
     >>> import io, pathlib, tempfile
     >>> from neardup_lab.readers import read_inputs
@@ -723,7 +644,9 @@ def records_writer(
     b'{"text": "rain", "n": 1}\\n'
     """
     documents = [report.documents[i] for i in sorted(chosen)]
-    grouped = _by_source(documents)
+    grouped: _Grouped = {}
+    for doc in documents:
+        grouped.setdefault(doc.source, {})[doc.line or 0] = doc
 
     def write(f: IO[str]) -> None:
         f.flush()

@@ -21,6 +21,7 @@ Global document ids are positions in partition order. The shuffles are task shuf
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -34,10 +35,11 @@ from .. import limits
 from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from ..engine.pipeline import DedupResult, check_documents, prepare
 from ..engine.settings import Settings
-from ..engine.verify import IdSets, jaccard_of_pairs
+from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes, candidate_pair_array
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from ..readers import Document, InputError, Problem, check_inputs, detect_format, iter_records
+from ..spans import Ragged
 from ..validate import positive_int
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
 
@@ -79,16 +81,14 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
     ['Document', 'Problem']
     """
     allowed = {"fmt", "field", "column", "encoding", "max_bytes", "delimiter"}
-    unknown = sorted(set(read_options) - allowed)
-    if unknown:
+    if unknown := sorted(set(read_options) - allowed):
         raise TypeError(f"unknown read_options {unknown}; use some of {sorted(allowed)}")
     options = {"max_bytes": limits.DEFAULT_MAX_BYTES, **read_options}
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise TypeError(
             f"read_bag needs a list of paths, got a single {type(paths).__name__}; wrap it in a list"
         )
-    missing = [os.fspath(p) for p in paths if not os.path.lexists(p)]
-    if missing:
+    if missing := [os.fspath(p) for p in paths if not os.path.lexists(p)]:
         raise InputError(f"no such file or folder: {missing[0]}")
     checked = check_inputs(paths)
     real: dict[str, str] = {}
@@ -150,7 +150,7 @@ class _Signed(NamedTuple):
     """One partition after signing."""
 
     keys: np.ndarray  # (n, 2) uint64: the 128-bit exact-copy key of each document
-    sets: IdSets  # sorted distinct shingle ids of each document
+    sets: Ragged  # sorted distinct shingle ids of each document
     signatures: np.ndarray  # (n, num_perm), b-bit values when bbits is set
     lengths: np.ndarray  # (n,) characters per document, for keeper="longest"
     counts: _PartitionCounts
@@ -237,20 +237,12 @@ class _BandRows(NamedTuple):
     doc: np.ndarray  # (m,) int64
 
 
-class _Banded(NamedTuple):
-    """A partition's band rows, routed by band key, and the copy pairs whose copy it holds."""
-
-    band_rows: Routed
-    copies: np.ndarray  # (c, 2) int64: (representative, copy)
-
-
 def _band_rows(
     signed: _Signed, offset: int, receivers: int, settings: Settings, copy_pieces: list[np.ndarray]
-) -> _Banded:
+) -> Routed:
     """The band rows of this partition's representatives (copies left out), routed by band key."""
-    copies = gather(copy_pieces)
     representative = np.ones(len(signed.lengths), dtype=bool)
-    representative[copies[:, 1] - offset] = False
+    representative[gather(copy_pieces)[:, 1] - offset] = False
     local = np.flatnonzero(representative)
     signatures, bands, rows = signed.signatures[local], settings.bands, settings.rows
     band_rows = _BandRows(
@@ -259,7 +251,7 @@ def _band_rows(
         doc=np.tile(local + offset, bands),
     )
     target = band_partitions(signatures, bands, rows, receivers).T.ravel()  # band by band, as the rows
-    return _Banded(route(band_rows, target, receivers), copies)
+    return route(band_rows, target, receivers)
 
 
 def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Routed:
@@ -282,9 +274,8 @@ class _Packet(NamedTuple):
     needs of their lower ids: shingle ids (``verify="exact"``) or signatures (``"estimate"``)."""
 
     edges: np.ndarray  # (m, 2) int64, lower id first
-    lower: np.ndarray | None  # the distinct lower ids, sorted; sets and signatures follow this order
-    sets: IdSets | None
-    signatures: np.ndarray | None
+    lower: np.ndarray | None  # the distinct lower ids, sorted; ``data`` follows this order
+    data: Ragged | np.ndarray | None  # their shingle ids or their signatures; None for verify="none"
 
 
 def _join(
@@ -295,16 +286,14 @@ def _join(
     packets = []
     for group in route(edges, home(offsets, edges[:, 1]), len(offsets) - 1).pieces:
         if verify == "none":
-            packets.append(_Packet(group, None, None, None))
+            packets.append(_Packet(group, None, None))
             continue
         lower = np.unique(group[:, 0])  # each lower document travels once per receiving partition
-        local = (lower - offset).tolist()
         if verify == "exact":
-            ids = [signed.sets.of(i) for i in local]
-            sets = IdSets(np.concatenate([signed.sets.ids[:0], *ids]), partition_offsets(list(map(len, ids))))
-            packets.append(_Packet(group, lower, sets, None))
+            data: Ragged | np.ndarray = signed.sets.take(lower - offset)
         else:
-            packets.append(_Packet(group, lower, None, signed.signatures[local]))
+            data = signed.signatures[lower - offset]
+        packets.append(_Packet(group, lower, data))
     return sent(packets, len(edges))
 
 
@@ -317,15 +306,11 @@ def _verify(signed: _Signed, offset: int, settings: Settings, packets: list[_Pac
             kept.append(edges)
             continue
         lower, higher = np.searchsorted(packet.lower, edges[:, 0]), edges[:, 1] - offset
-        if settings.verify == "exact":  # the lower documents' sets, then this partition's, in one IdSets
-            ids, starts = packet.sets
-            both = IdSets(
-                np.concatenate([ids, signed.sets.ids]),
-                np.concatenate([starts, signed.sets.offsets[1:] + len(ids)]),
-            )
+        if settings.verify == "exact":  # the lower documents' sets, then this partition's, in one Ragged
+            both = Ragged.join([packet.data, signed.sets])
             scores = jaccard_of_pairs(both, np.stack([lower, higher + len(packet.lower)], axis=1))
         else:
-            left, right = packet.signatures[lower], signed.signatures[higher]
+            left, right = packet.data[lower], signed.signatures[higher]
             b = settings.bbits
             scores = estimate_jaccard(left, right) if b is None else estimate_jaccard_bbit(left, right, b)
         kept.append(edges[np.asarray(scores >= settings.threshold, dtype=bool)])
@@ -335,36 +320,32 @@ def _verify(signed: _Signed, offset: int, settings: Settings, packets: list[_Pac
 # ----- Running the stages -------------------------------------------------------------------------
 
 
-def _current_client() -> Any:
-    """The default dask.distributed client, or None (then Dask's local scheduler runs the tasks)."""
-    try:
-        from distributed import default_client
-
-        return default_client()
-    except (ImportError, ValueError):
-        return None
-
-
 class _Runner:
     """Runs one stage at a time on the workers and waits for it (a barrier, so each stage can be timed)."""
 
     def __init__(self, client: Any) -> None:
-        self.client = client if client is not None else _current_client()
+        if client is None:  # the default dask.distributed client, else Dask's local scheduler
+            with contextlib.suppress(ImportError, ValueError):
+                from distributed import default_client
+
+                client = default_client()
+        self.client = client
         self._start = time.perf_counter()
 
-    def persist(self, keep: list[Delayed], *small: list[Delayed]) -> tuple[list[Delayed], list[list]]:
-        """Run ``keep`` and leave the results on the workers; run the ``small`` lists with them (they
-        may share tasks) and bring those back."""
-        flat = [*keep, *(d for group in small for d in group)]
+    def persist(
+        self, keep: list[Delayed], **shuffles: list[Delayed]
+    ) -> tuple[list[Delayed], dict[str, Tally]]:
+        """Run ``keep`` and leave the results on the workers; with it, the tasks of each named shuffle
+        (delayed :class:`Routed` values ``keep`` uses, so they run once), whose summed tallies come back."""
+        totals = [delayed(_total)([routed.tally for routed in group]) for group in shuffles.values()]
         if self.client is None:
-            done = list(dask.persist(*flat))
+            done = list(dask.persist(*keep, *totals))
         else:
             from distributed import futures_of, wait
 
-            done = self.client.persist(flat)
+            done = self.client.persist([*keep, *totals])
             wait(futures_of(done))
-        values = iter(self.compute(done[len(keep) :]))
-        return done[: len(keep)], [[next(values) for _ in group] for group in small]
+        return done[: len(keep)], dict(zip(shuffles, self.compute(done[len(keep) :])))
 
     def compute(self, items: list[Delayed]) -> list:
         if self.client is None:
@@ -430,64 +411,50 @@ def dedup_dask(
     ([[0, 1, 2], [3]], [0, 3])
     """
     settings = Settings(threshold=threshold, num_perm=num_perm, k=k, **settings)
-    if npartitions is not None:
-        positive_int(npartitions, "npartitions")
-    if shuffle_partitions is not None:
-        positive_int(shuffle_partitions, "shuffle_partitions")
+    for name, value in (("npartitions", npartitions), ("shuffle_partitions", shuffle_partitions)):
+        if value is not None:
+            positive_int(value, name)
     parts = _partitions(texts, npartitions)
     run = _Runner(client)
     P = len(parts)
     Q = shuffle_partitions or P
 
     # 1. sign (map): one task per input partition; the results stay on the workers.
-    signed = [delayed(_sign)(part, p, text_column, settings) for p, part in enumerate(parts)]
-    signed, (counts,) = run.persist(signed, [s.counts for s in signed])
+    signed, _ = run.persist([delayed(_sign)(part, p, text_column, settings) for p, part in enumerate(parts)])
+    counts = run.compute([s.counts for s in signed])
     offsets = partition_offsets([c.documents for c in counts])
+    first = offsets[:-1].tolist()
     n = int(offsets[-1])
     signing = {"signed": n, "seconds": run.lap()}
 
     # 2. exact shuffle: (key, id) rows by key; lowest id per key; copy pairs back to the copy's partition.
-    exact_rows = [delayed(_exact_rows)(s, int(offsets[p]), Q) for p, s in enumerate(signed)]
+    exact_rows = [delayed(_exact_rows)(s, first[p], Q) for p, s in enumerate(signed)]
     copies_back = [delayed(_exact_copies)(offsets, pieces) for pieces in exchange(exact_rows, Q)]
-    copies_back, (exact_sent, back_sent) = run.persist(
-        copies_back, [r.tally for r in exact_rows], [c.tally for c in copies_back]
-    )
-    exact_sent, back_sent = _total(exact_sent), _total(back_sent)
-    exact = {"documents": n, "unique": n - back_sent.rows, "copies": back_sent.rows, "seconds": run.lap()}
+    copies_back, tallies = run.persist(copies_back, exact=exact_rows, copies_back=copies_back)
+    copies = _sorted_pairs(run.compute([delayed(gather)(c.pieces) for c in copies_back]))
+    exact = {"documents": n, "unique": n - len(copies), "copies": len(copies), "seconds": run.lap()}
 
-    # 3. band shuffle: (band, values, id) rows by band key; candidate edges to the lower id's partition,
-    #    which drops repeats and attaches its document's data for the join.
+    # 3. band shuffle: (band, values, id) rows by band key; candidate edges to the lower id's partition.
     banded = [
-        delayed(_band_rows)(signed[p], int(offsets[p]), Q, settings, copies)
-        for p, copies in enumerate(exchange(copies_back, P))
+        delayed(_band_rows)(signed[p], first[p], Q, settings, pieces)
+        for p, pieces in enumerate(exchange(copies_back, P))
     ]
-    edges = [
-        delayed(_candidates)(offsets, settings.rows, pieces)
-        for pieces in exchange([b.band_rows for b in banded], Q)
-    ]
+    edges = [delayed(_candidates)(offsets, settings.rows, pieces) for pieces in exchange(banded, Q)]
     joins = [
-        delayed(_join)(signed[p], int(offsets[p]), offsets, settings.verify, pieces)
+        delayed(_join)(signed[p], first[p], offsets, settings.verify, pieces)
         for p, pieces in enumerate(exchange(edges, P))
     ]
-    kept, (band_sent, edges_sent, join_sent) = run.persist(
-        joins + [b.copies for b in banded],
-        [b.band_rows.tally for b in banded],
-        [e.tally for e in edges],
-        [j.tally for j in joins],
-    )
-    joins, copy_parts = kept[:P], kept[P:]
-    band_sent, edges_sent, join_sent = _total(band_sent), _total(edges_sent), _total(join_sent)
+    joins, sent_by_join = run.persist(joins, band=banded, edges=edges, join=joins)
+    tallies.update(sent_by_join)
     del copies_back, banded, edges  # free the shuffled rows on the workers
-    candidates = {"pairs": join_sent.rows, "seconds": run.lap()}
+    candidates = {"pairs": tallies["join"].rows, "seconds": run.lap()}
 
     # 4. verify: the packets for each higher id's partition meet its shingle ids (or signatures).
     verified_parts = [
-        delayed(_verify)(signed[p], int(offsets[p]), settings, packets)
-        for p, packets in enumerate(exchange(joins, P))
+        delayed(_verify)(signed[p], first[p], settings, pieces) for p, pieces in enumerate(exchange(joins, P))
     ]
-    gathered = run.compute(verified_parts + copy_parts)
+    verified = _sorted_pairs(run.compute(verified_parts))
     del joins
-    verified, copies = _sorted_pairs(gathered[:P]), _sorted_pairs(gathered[P:])
     verified_stats = {"pairs": len(verified), "seconds": run.lap()}
 
     # 5. cluster: on the client, from the gathered edges only.
@@ -497,12 +464,11 @@ def dedup_dask(
     if settings.keeper == "longest":  # only documents in a cluster of two or more need their length
         wanted = np.unique(all_pairs)
         by_home = route(wanted, home(offsets, wanted), P).pieces
-        found = run.compute([signed[p].lengths[by_home[p] - offsets[p]] for p in range(P)])
+        found = run.compute([signed[p].lengths[by_home[p] - first[p]] for p in range(P)])
         lengths = defaultdict(int, zip(wanted.tolist(), np.concatenate([_NO_EDGES[:, 0], *found]).tolist()))
     keepers = choose_keepers(clusters, settings.keeper, lengths=lengths)
     cluster_stats = {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)}
 
-    tallies = dict(exact=exact_sent, copies_back=back_sent, band=band_sent, edges=edges_sent, join=join_sent)
     shuffle = {f"{name}_bytes": tally.nbytes for name, tally in tallies.items()}
     stats: dict[str, dict[str, float]] = {
         "exact": exact,

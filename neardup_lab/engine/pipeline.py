@@ -19,14 +19,14 @@ from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from ..docfreq import frequent_ids
 from ..lsh import band_groups
 from ..minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
-from ..spans import chunk_bounds, cut, span_positions
+from ..spans import Ragged, chunk_bounds, cut
 from ..text import words
 from ..validate import first_not_text
 from ..workers import ordered_map
-from .idsets import ShingleIds, jaccard_from_texts, unsorted_shingle_ids
+from .idsets import jaccard_from_texts, sorted_sets, unsorted_shingle_ids
 from .settings import RECALL_WEIGHTS, Settings
 from .tokenize import tokenize_batch
-from .verify import IdSets, jaccard_of_pairs, pack_id_sets, verified_edges
+from .verify import jaccard_of_pairs, pack_id_sets, verified_edges
 
 __all__ = [
     "DedupResult",
@@ -79,20 +79,21 @@ class DedupResult:
         return self.settings.to_dict()
 
 
-def exact_keys(hashes: np.ndarray, counts: np.ndarray) -> list[bytes]:
-    """The exact-copy key of each document: 128 bits of XXH3 over its sequence of word hashes.
+def exact_keys(words: Ragged) -> list[bytes]:
+    """The exact-copy key of each document: 128 bits of XXH3 over its sequence of word hashes
+    (one list of ``words`` per document, as :func:`~neardup_lab.engine.tokenize.tokenize_batch` gives).
 
     Two documents get the same key when their words after
     :func:`~neardup_lab.text.normalize` are the same, in the same order (barring
     a 64-bit collision of two word hashes).
 
-    >>> keys = exact_keys(*tokenize_batch(["Rain today.", "rain   TODAY", "today rain"]))
+    >>> keys = exact_keys(tokenize_batch(["Rain today.", "rain   TODAY", "today rain"]))
     >>> keys[0] == keys[1], keys[0] == keys[2]
     (True, False)
     """
     # Little-endian: the same keys on every machine. Slices of a memoryview copy nothing.
-    raw = memoryview(np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8))
-    return list(map(hashing.xxh3_128_digest, cut(raw, 8 * np.asarray(counts, dtype=np.int64))))
+    raw = memoryview(np.ascontiguousarray(words.values, dtype="<u8").view(np.uint8))
+    return list(map(hashing.xxh3_128_digest, cut(raw, 8 * words.counts)))
 
 
 def exact_groups(docs: Sequence[str]) -> list[int]:
@@ -102,26 +103,27 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
     [0, 0, 2]
     """
     first: dict[bytes, int] = {}
-    return [first.setdefault(key, i) for i, key in enumerate(exact_keys(*tokenize_batch(docs)))]
+    return [first.setdefault(key, i) for i, key in enumerate(exact_keys(tokenize_batch(docs)))]
 
 
 class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
-    ``sets`` holds each document's distinct shingle ids, sorted: what exact
-    verification (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`) reads; or, when
-    asked for (``ids="raw"``), the ids in text order as a
-    :class:`~neardup_lab.engine.idsets.ShingleIds`, for a caller that sorts only the
-    documents it will verify. When :func:`prepare_many` is given a budget for
-    ids, they cover only the first documents (as many as fit; ``sets.documents``
-    of them).
+    ``sets`` holds each document's distinct shingle ids, sorted, one list per document
+    (a :class:`~neardup_lab.spans.Ragged`): what exact verification
+    (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`) reads; or, when asked for
+    (``ids="raw"``), the ids in text order, for a caller that sorts only the documents it
+    will verify (:func:`~neardup_lab.engine.idsets.sorted_sets`), as a list of parts: one
+    per chunk :func:`prepare_many` prepared, not copied into one. When
+    :func:`prepare_many` is given a budget for ids, they cover only the first documents
+    (as many as fit).
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
     """
 
     keys: list[bytes]
-    sets: IdSets | ShingleIds
+    sets: Ragged | list[Ragged]
     signatures: np.ndarray
 
 
@@ -140,17 +142,17 @@ def prepare(
     :meth:`~neardup_lab.minhash.MinHasher.signatures_flat`, for the first copy of
     each normalised text only. ``ids`` says what to keep of the shingle ids:
     ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.engine.verify.pack_id_sets`);
-    ``"raw"``, the ids in text order, unsorted (:class:`~neardup_lab.engine.idsets.ShingleIds`);
-    ``"none"``, nothing (``sets`` then covers no document). ``drop``: sorted shingle ids to
-    leave out of signatures and sets, the corpus's frequent ones (:func:`frequent_shingle_ids`),
-    which settings with ``max_df`` need.
+    ``"raw"``, the ids in text order, unsorted (a list of one part); ``"none"``, nothing
+    (``sets`` then covers no document). ``drop``: sorted shingle ids to leave out of signatures
+    and sets, the corpus's frequent ones (:func:`frequent_shingle_ids`), which settings with
+    ``max_df`` need.
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
     (True, [0, 2, 4, 5])
     >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1)).sets.offsets.tolist()  # distinct ids
     [0, 1]
-    >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1), ids="raw").sets.offsets.tolist()
+    >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1), ids="raw").sets[0].offsets.tolist()
     [0, 3]
     """
     _check_id_form(ids)
@@ -159,32 +161,25 @@ def prepare(
             f"max_df={settings.max_df!r} needs the document frequencies of the whole corpus, which only "
             "dedup computes; leave max_df unset here (the saved index and dedup_dask do not support it)"
         )
-    tokens = tokenize_batch(docs)
-    keys = exact_keys(*tokens)
-    shingles, counts = unsorted_shingle_ids(docs, settings, tokens)
-    if drop is not None and len(drop) and len(shingles):
-        kept = _absent(shingles, drop)
-        owner = np.repeat(np.arange(len(counts)), counts.astype(np.intp, copy=False))
-        shingles = shingles[kept]
-        counts = np.bincount(owner[kept].astype(np.intp, copy=False), minlength=len(counts)).astype(np.int64)
+    words = tokenize_batch(docs)
+    keys = exact_keys(words)
+    shingles = unsorted_shingle_ids(docs, settings, words)
+    if drop is not None and len(drop) and len(shingles.values):
+        kept = _absent(shingles.values, drop)
+        counts = np.bincount(shingles.owners()[kept].astype(np.intp, copy=False), minlength=shingles.lists)
+        shingles = Ragged.from_counts(shingles.values[kept], counts)
     first: dict[bytes, int] = {}
     first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
-    lengths = counts[signed]
     # Gather the ids of the documents to sign only when some are copies (usually none are).
-    starts = np.cumsum(counts) - counts
-    to_sign = shingles if signed.all() else shingles[span_positions(starts[signed], lengths)]
-    signatures[signed] = hasher.signatures_flat(to_sign, lengths)
+    to_sign = shingles if signed.all() else shingles.take(np.flatnonzero(signed))
+    signatures[signed] = hasher.signatures_flat(to_sign.values, to_sign.counts)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
-    if ids == "sets":
-        sets: IdSets | ShingleIds = pack_id_sets(shingles, counts)
-    elif ids == "raw":
-        sets = ShingleIds.of(shingles, np.r_[starts, len(shingles)])
-    else:
-        sets = IdSets.empty()
-    return Prepared(keys, sets, signatures)
+    if ids == "none":
+        return Prepared(keys, Ragged.empty(), signatures)
+    return Prepared(keys, pack_id_sets(shingles) if ids == "sets" else [shingles], signatures)
 
 
 def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
@@ -207,14 +202,14 @@ def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 
     bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
 
     def count(bound: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        ids, counts = unsorted_shingle_ids(docs[bound[0] : bound[1]], settings)
-        if not len(ids):
-            return ids, np.empty(0, dtype=np.int64)
-        owner = np.repeat(np.arange(len(counts)), counts.astype(np.intp, copy=False))
-        order = np.lexsort((ids, owner))
-        ids, owner = ids[order], owner[order]
-        first = np.r_[True, (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])]  # once per document
-        return np.unique(ids[first], return_counts=True)
+        ids = unsorted_shingle_ids(docs[bound[0] : bound[1]], settings)
+        if not len(ids.values):
+            return ids.values, np.empty(0, dtype=np.int64)
+        values, owner = ids.values, ids.owners()
+        order = np.lexsort((values, owner))
+        values, owner = values[order], owner[order]
+        first = np.r_[True, (values[1:] != values[:-1]) | (owner[1:] != owner[:-1])]  # once per document
+        return np.unique(values[first], return_counts=True)
 
     return frequent_ids(list(ordered_map(count, bounds, n_jobs)), settings.max_df, len(docs))
 
@@ -278,16 +273,17 @@ class _Collected:
     def __init__(self, n: int, settings: Settings, ids_budget: int | None) -> None:
         hasher = settings.hasher()
         self.room = sys.maxsize if ids_budget is None else ids_budget // 8  # ids that may still be kept
-        self.parts: list[tuple[np.ndarray, np.ndarray]] = []
+        self.parts: list[Ragged] = []
         self.kept = 0  # documents whose ids are kept
         self.signatures = np.empty((n, hasher.num_perm), dtype=hasher.dtype)
         self.keys: list[bytes] = []
 
     def add(self, part: Prepared) -> None:
         if not self.full:
-            ids, offsets = part.sets.ids, part.sets.offsets
-            fit = int(np.searchsorted(offsets, self.room, side="right")) - 1  # offsets start at 0
-            self.parts.append((ids, offsets[: fit + 1]))
+            (sets,) = part.sets if isinstance(part.sets, list) else [part.sets]
+            fit = int(np.searchsorted(sets.offsets, self.room, side="right")) - 1  # offsets start at 0
+            offsets = sets.offsets
+            self.parts.append(Ragged(sets.values[: offsets[fit]], offsets[: fit + 1]))
             self.room -= int(offsets[fit])
             self.kept += fit
         self.signatures[len(self.keys) : len(self.keys) + len(part.keys)] = part.signatures
@@ -299,8 +295,8 @@ class _Collected:
         return self.kept < len(self.keys)
 
     def result(self, ids: str) -> Prepared:
-        kept = ShingleIds(self.parts)  # sorted sets are joined into one array, once, here
-        return Prepared(self.keys, kept if ids == "raw" else IdSets(kept.ids, kept.offsets), self.signatures)
+        # Sorted sets are joined into one array, once, here; ids in text order stay in parts.
+        return Prepared(self.keys, self.parts if ids == "raw" else Ragged.join(self.parts), self.signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:
@@ -446,10 +442,10 @@ def keep_verified(
     [True]
     """
     if settings.verify == "exact":
-        if score is None and prepared.sets.documents < len(prepared.keys):
-            raise ValueError("exact verification needs every document's id set, or a score function")
-        if score is None and not isinstance(prepared.sets, IdSets):
+        if score is None and not isinstance(prepared.sets, Ragged):
             raise ValueError("exact verification reads sorted id sets: prepare with ids='sets'")
+        if score is None and prepared.sets.lists < len(prepared.keys):
+            raise ValueError("exact verification needs every document's id set, or a score function")
         exact = score or partial(jaccard_of_pairs, prepared.sets)
         return lambda pairs: exact(pairs) >= settings.threshold
     if settings.verify == "none":
@@ -465,11 +461,11 @@ def keep_verified(
 
 
 def _exact_scorer(
-    docs: Sequence[str], settings: Settings, sets: IdSets, n_jobs: int
+    docs: Sequence[str], settings: Settings, sets: Ragged, n_jobs: int
 ) -> Callable[[np.ndarray], np.ndarray] | None:
     """What dedup's exact verification scores with: the kept id sets when they cover every
     document (``None``, :func:`keep_verified`'s default), else those plus ids derived again."""
-    if settings.verify != "exact" or sets.documents == len(docs):
+    if settings.verify != "exact" or sets.lists == len(docs):
         return None
     return partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
 
@@ -586,7 +582,8 @@ def dedup(
             in_groups = np.zeros(n, dtype=bool)
             for band in groups:
                 in_groups[band.order] = True
-            prepared = prepared._replace(sets=prepared.sets.sets(in_groups[: prepared.sets.documents], jobs))
+            kept = in_groups[: sum(part.lists for part in prepared.sets)]
+            prepared = prepared._replace(sets=sorted_sets(prepared.sets, kept, jobs))
         score = _exact_scorer(docs, settings, prepared.sets, jobs)
         keep = clock.timed("verified", keep_verified(settings, prepared, score))
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import hashing, limits
 from ..hashing import splitmix64
-from ..spans import chunk_bounds, span_positions
+from ..spans import Ragged, chunk_bounds, span_positions
 from ..text import require_shingle_size, separator_marks
 from ..validate import first_not_text, require_text
 
@@ -378,15 +378,14 @@ def _lowered(raw: np.ndarray) -> np.ndarray:
     return out
 
 
-def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Normalise and split every document; return word hashes and words per document.
+def tokenize_batch(docs: Sequence[str]) -> Ragged:
+    """Normalise and split every document: the hashes of its words, one list per document.
 
-    Returns ``(word_hashes, counts)``: one uint64 hash per word, all documents
-    concatenated, and the number of words in each document. Equal words (after
-    :func:`~neardup_lab.text.normalize`) get equal hashes in any document.
+    One uint64 hash per word; equal words (after :func:`~neardup_lab.text.normalize`) get
+    equal hashes in any document.
 
-    >>> hashes, counts = tokenize_batch(["Heavy rain.", "", "RAIN, rain"])
-    >>> counts.tolist(), bool(hashes[1] == hashes[2] == hashes[3])
+    >>> words = tokenize_batch(["Heavy rain.", "", "RAIN, rain"])
+    >>> words.counts.tolist(), bool(words.values[1] == words.values[2] == words.values[3])
     ([2, 0, 2], True)
     """
     bad = first_not_text(docs)
@@ -397,7 +396,7 @@ def tokenize_batch(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         hashes, part_counts = _tokenize_parts(parts)
         found.append(hashes)
         np.add.at(counts, owners, part_counts)
-    return np.concatenate([np.empty(0, dtype=np.uint64), *found]), counts
+    return Ragged.from_counts(np.concatenate([np.empty(0, dtype=np.uint64), *found]), counts)
 
 
 def _blocks(docs: Sequence[str], size: int) -> Iterator[tuple[np.ndarray, list[bytes]]]:
@@ -432,25 +431,22 @@ def _tokenize_parts(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     return word_hashes(buffer, starts, ends - starts), counts.astype(np.int64)
 
 
-def ngram_ids(word_hashes: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Ids of every k-word window of every document (repeats included).
+def ngram_ids(words: Ragged, k: int) -> Ragged:
+    """Ids of every k-word window of every document (repeats included), from its word hashes.
 
     A document with fewer than ``k`` words (but at least one) gets one id for
-    all its words, like :func:`~neardup_lab.text.word_shingles`. Returns
-    ``(ids, id_counts)``.
+    all its words, like :func:`~neardup_lab.text.word_shingles`.
 
-    >>> hashes, counts = tokenize_batch(["a b c a b c", "a b"])
-    >>> ids, id_counts = ngram_ids(hashes, counts, 3)
-    >>> id_counts.tolist(), len(set(ids[:4].tolist()))
+    >>> ids = ngram_ids(tokenize_batch(["a b c a b c", "a b"]), 3)
+    >>> ids.counts.tolist(), len(set(ids.of(0).tolist()))
     ([4, 1], 3)
     """
     k = require_shingle_size(k)
-    counts = np.asarray(counts, dtype=np.int64)
-    hashes = np.asarray(word_hashes, dtype=np.uint64)
-    n_words = len(hashes)
-    ends = np.cumsum(counts)
+    counts = words.counts
+    hashes = np.asarray(words.values, dtype=np.uint64)
+    ends = words.offsets[1:]
     # Full k-word windows: the polynomial over k shifted slices of the concatenation.
-    full = np.zeros(max(n_words - k + 1, 0), dtype=np.uint64)
+    full = np.zeros(max(len(hashes) - k + 1, 0), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(k):
             full *= _POLY
@@ -462,10 +458,11 @@ def ngram_ids(word_hashes: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.n
     crossing = (ends[:, None] - np.arange(1, k)).ravel()
     inside[crossing[(crossing >= 0) & (crossing < len(full))]] = False
     ids = full[inside]
-    id_counts = np.maximum(counts - k + 1, 0)
+    windows = np.maximum(counts - k + 1, 0)
+    id_counts = windows.copy()
     short = np.flatnonzero((counts > 0) & (counts < k))
     if len(short):  # documents shorter than k: one shingle of all their words
-        first, size = (ends - counts)[short], counts[short]
+        first, size = words.offsets[short], counts[short]
         extra = np.zeros(len(short), dtype=np.uint64)
         with np.errstate(over="ignore"):
             for j in range(k - 1):  # word j of every short document that has one, at once
@@ -473,9 +470,8 @@ def ngram_ids(word_hashes: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.n
                 extra[has] = extra[has] * _POLY + hashes[first[has] + j]
             extra += size.astype(np.uint64)
         id_counts[short] = 1
-        insert_at = np.cumsum(np.maximum(counts - k + 1, 0))[short] - np.maximum(counts - k + 1, 0)[short]
-        ids = np.insert(ids, insert_at, extra)
-    return splitmix64(ids), id_counts
+        ids = np.insert(ids, (np.cumsum(windows) - windows)[short], extra)
+    return Ragged.from_counts(splitmix64(ids), id_counts)
 
 
 def shingle_id_batch(docs: Sequence[str], k: int = 5) -> list[np.ndarray]:
@@ -490,9 +486,8 @@ def shingle_id_batch(docs: Sequence[str], k: int = 5) -> list[np.ndarray]:
     out: list[np.ndarray] = []
     step = limits.CHUNK_DOCS  # bounded memory: one word list per batch
     for start in range(0, len(docs), step):
-        hashes, counts = tokenize_batch(docs[start : start + step])
-        ids, id_counts = ngram_ids(hashes, counts, k)
-        out.extend(np.unique(part) for part in np.split(ids, np.cumsum(id_counts)[:-1]))
+        ids = ngram_ids(tokenize_batch(docs[start : start + step]), k)
+        out.extend(np.unique(part) for part in np.split(ids.values, ids.offsets[1:-1]))
     return out
 
 

@@ -2,8 +2,8 @@
 
 Banding proposes pairs; this module checks them against the real shingle sets.
 Documents are stored the compact way every entry point uses: the sorted,
-distinct shingle ids of all documents concatenated in ``ids``, document ``d``
-owning ``ids[offsets[d]:offsets[d + 1]]`` (:func:`pack_id_sets` builds them).
+distinct shingle ids of all documents end to end, a :class:`~neardup_lab.spans.Ragged`
+(:func:`pack_id_sets` builds them).
 
 :func:`verified_edges` adds the idea that keeps a large cluster cheap: a
 candidate whose two documents are already joined, through other verified
@@ -20,10 +20,9 @@ import numpy as np
 
 from ..clusters import join_roots, roots
 from ..lsh import BandGroups, pairs_in_groups
-from ..spans import span_positions
+from ..spans import Ragged, span_positions
 
 __all__ = [
-    "IdSets",
     "pack_id_sets",
     "jaccard_of_pairs",
     "Verified",
@@ -31,50 +30,8 @@ __all__ = [
 ]
 
 
-class IdSets(NamedTuple):
-    """Sorted distinct shingle ids of many documents, concatenated, with ``offsets`` (n + 1)."""
-
-    ids: np.ndarray
-    offsets: np.ndarray
-
-    @classmethod
-    def empty(cls) -> IdSets:
-        """The id sets of no document.
-
-        >>> IdSets.empty().documents
-        0
-        """
-        return cls(np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64))
-
-    @property
-    def documents(self) -> int:
-        """How many documents the sets cover.
-
-        >>> IdSets(np.array([3, 5, 7], dtype=np.uint64), np.array([0, 2, 3])).documents
-        2
-        """
-        return len(self.offsets) - 1
-
-    def of(self, doc: int) -> np.ndarray:
-        """The ids of document ``doc``.
-
-        >>> IdSets(np.array([3, 5, 7], dtype=np.uint64), np.array([0, 2, 3])).of(1).tolist()
-        [7]
-        """
-        return self.ids[self.offsets[doc] : self.offsets[doc + 1]]
-
-    def spans(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(ids, starts, lengths)``: document ``docs[i]`` is ``ids[starts[i] : starts[i] + lengths[i]]``.
-
-        >>> sets = IdSets(np.array([3, 5, 7], dtype=np.uint64), np.array([0, 2, 3]))
-        >>> [part.tolist() for part in sets.spans(np.array([1, 0]))[1:]]
-        [[2, 0], [1, 2]]
-        """
-        return self.ids, self.offsets[docs], self.offsets[docs + 1] - self.offsets[docs]
-
-
-def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
-    """Sort and deduplicate each document's ids: ``counts[d]`` ids belong to document ``d``.
+def pack_id_sets(lists: Ragged) -> Ragged:
+    """Sort and deduplicate each document's ids (one list of ``lists`` per document).
 
     Documents are sorted as the rows of 2-D arrays, one array per length class
     (counts from ``2**(c-1)`` to ``2**c - 1``), padded with the largest id, so one
@@ -83,13 +40,13 @@ def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
     owner in the key's top bits.) numpy sorts without the interpreter lock, so
     threads can pack chunks side by side.
 
-    >>> packed = pack_id_sets(np.array([5, 3, 5, 7], dtype=np.uint64), np.array([3, 1]))
-    >>> packed.ids.tolist(), packed.offsets.tolist()
+    >>> packed = pack_id_sets(Ragged.from_counts(np.array([5, 3, 5, 7], dtype=np.uint64), np.array([3, 1])))
+    >>> packed.values.tolist(), packed.offsets.tolist()
     ([3, 5, 7], [0, 2, 3])
     """
-    ids = np.asarray(ids, dtype=np.uint64)
-    counts = np.asarray(counts, dtype=np.int64)
-    starts, kept = np.cumsum(counts) - counts, np.zeros(len(counts), dtype=np.int64)
+    ids = np.asarray(lists.values, dtype=np.uint64)
+    counts = lists.counts
+    starts, kept = lists.offsets[:-1], np.zeros(len(counts), dtype=np.int64)
     length_class = np.frexp(counts.astype(np.float64))[1]  # c with 2**(c-1) <= count < 2**c; 0 for 0
     classes = np.unique(length_class[counts > 0]).tolist()
     pieces = []
@@ -105,16 +62,15 @@ def pack_id_sets(ids: np.ndarray, counts: np.ndarray) -> IdSets:
         new[:, 1:] &= rows[:, 1:] != rows[:, :-1]
         kept[docs] = np.count_nonzero(new, axis=1)
         pieces.append((docs, rows[new]))
-    offsets = np.r_[0, np.cumsum(kept)].astype(np.int64)
+    packed = Ragged.from_counts(np.empty(int(kept.sum()), dtype=np.uint64), kept)
     if len(pieces) == 1:
-        return IdSets(pieces[0][1], offsets)
-    packed = np.empty(int(offsets[-1]), dtype=np.uint64)
+        return packed._replace(values=pieces[0][1])
     for docs, piece in pieces:  # each class's documents back in document order
-        packed[span_positions(offsets[docs], kept[docs])] = piece
-    return IdSets(packed, offsets)
+        packed.values[span_positions(*packed.spans(docs))] = piece
+    return packed
 
 
-def jaccard_of_pairs(sets: IdSets, pairs: np.ndarray) -> np.ndarray:
+def jaccard_of_pairs(sets: Ragged, pairs: np.ndarray) -> np.ndarray:
     """Exact Jaccard similarity of each pair ``(a, b)`` of documents.
 
     Both id arrays are sorted and distinct, so one binary search of the shorter
@@ -123,12 +79,13 @@ def jaccard_of_pairs(sets: IdSets, pairs: np.ndarray) -> np.ndarray:
     faster, because each search stays inside two small arrays in cache.)
     Two empty documents have similarity 1.0 (they are equal).
 
-    >>> sets = pack_id_sets(np.array([1, 2, 3, 2, 3, 4], dtype=np.uint64), np.array([3, 3]))
+    >>> ids = Ragged.from_counts(np.array([1, 2, 3, 2, 3, 4], dtype=np.uint64), np.array([3, 3]))
+    >>> sets = pack_id_sets(ids)
     >>> jaccard_of_pairs(sets, np.array([[0, 1], [0, 0]])).tolist()
     [0.5, 1.0]
     """
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    ids, starts, lengths = sets.spans(pairs.ravel())
+    ids, (starts, lengths) = sets.values, sets.spans(pairs.ravel())
     starts, lengths = starts.reshape(-1, 2), lengths.reshape(-1, 2)
     short = np.argmin(lengths, axis=1)  # search the shorter list's ids in the longer
     rows = np.arange(len(pairs))

@@ -7,15 +7,13 @@ An index is a folder::
         data-000003.npz     the arrays, and a header repeating everything index.json says but the checksum
         .lock               taken while a run writes
 
-The data file repeats the settings, count and generation, so the checksum in ``index.json``
-covers every setting that shapes the bits: an edited ``index.json`` is refused as damaged, naming
-the field. The arrays are plain numbers and strings, loaded with ``allow_pickle=False``, so
-opening an index never runs code; strings (document ids, input file names) are UTF-8 bytes with
-offsets, so one long id costs its own length only. Every file of the folder is opened without
-following symbolic links, and anything but a regular file is refused. A change is a new data
-file (temporary name, fsync, rename) committed by atomically replacing ``index.json``; a new
-index is built in a staging folder and renamed into place: a run killed at any moment leaves the
-old index intact, and the next save removes what it left. :mod:`~neardup_lab.index.store`
+The header puts every setting that shapes the bits under the checksum in ``index.json``, so an
+edited ``index.json`` is refused as damaged, naming the field. The arrays are plain numbers and
+UTF-8 bytes with offsets, loaded with ``allow_pickle=False``: opening an index never runs code.
+No file of the folder is opened through a symbolic link or when it is not a regular file. A change
+is a new data file (temporary name, fsync, rename) committed by atomically replacing ``index.json``;
+a new index is built in a staging folder and renamed into place: a run killed at any moment leaves
+the old index intact, and the next save removes what it left. :mod:`~neardup_lab.index.store`
 holds what the arrays mean.
 """
 
@@ -33,7 +31,7 @@ import tempfile
 import time
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -66,7 +64,7 @@ META_NAME = "index.json"
 LOCK_NAME = ".lock"
 #: The arrays of a data file. ``ids`` and ``id_offsets`` are the document ids (see
 #: :func:`pack_strings`), ``shingle_ids`` and ``shingle_offsets`` an
-#: :class:`~neardup_lab.engine.verify.IdSets`, ``exact_keys`` the 128-bit keys as two uint64.
+#: :class:`~neardup_lab.spans.Ragged`, ``exact_keys`` the 128-bit keys as two uint64.
 #: ``source_*`` describe each input file added: its name (packed like ids), its
 #: ``(st_dev, st_ino)`` and the SHA-256 of its bytes.
 ARRAYS = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
@@ -86,6 +84,7 @@ _UNMARKED_BUILD_SECONDS = 600  # a build marks its staging folder within microse
 _MAX_DIGITS = 40  # longer integers in index.json are damage, never a count or a seed
 _OPEN_ATTEMPTS = 20  # re-reads of index.json when writers keep replacing the data file
 _REBUILD = "build it again from the original documents with `neardup-lab index build`"
+_FIXED = {"verify": "exact", "bbits": None, "keeper": "first"}
 
 
 class StoreError(Exception):
@@ -132,9 +131,6 @@ got verify='estimate' (leave verify, bbits and keeper at their defaults)
             f"got {', '.join(odd)} (leave verify, bbits and keeper at their defaults)"
         )
     return settings
-
-
-_FIXED = {"verify": "exact", "bbits": None, "keeper": "first"}
 
 
 # ----- writing -----------------------------------------------------------------------------
@@ -219,7 +215,7 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
             f"{folder.as_posix()} already exists; add to an existing index with `index add`, "
             "or choose a new path"
         )
-    parent = folder.parent if str(folder.parent) else Path(".")
+    parent = folder.parent
     if not parent.is_dir():
         raise StoreError(f"cannot create {folder.as_posix()}: folder {parent.as_posix()} does not exist")
     _remove_dead_builds(parent)
@@ -231,7 +227,16 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
             os.chmod(staging, _default_mode(directory=True))
             (staging / LOCK_NAME).touch()
             meta_bytes = _write_generation(staging, 1, arrays, settings)
-            _publish(staging, folder)
+            try:
+                os.rename(staging, folder)
+            except OSError:
+                if os.path.lexists(folder):
+                    raise IndexExistsError(
+                        f"{folder.as_posix()} was created by another run while this one was building it; "
+                        "nothing was written"
+                    ) from None
+                raise
+            sync_folder(parent)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -246,9 +251,8 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
 def write_update(seen: OnDisk, arrays: dict[str, np.ndarray], settings: Settings) -> OnDisk:
     """Commit ``arrays`` as the next generation of the index read as ``seen``.
 
-    Under the folder's lock, and only if ``index.json`` is still the one seen
-    (no other run wrote meanwhile); then older data files and what killed
-    runs left are removed.
+    Only under the folder's lock and if ``index.json`` is still the one seen (no other run wrote
+    meanwhile); then older data files and what killed runs left are removed.
     """
     folder = seen.folder
     with _locked(folder):
@@ -264,13 +268,22 @@ def write_update(seen: OnDisk, arrays: dict[str, np.ndarray], settings: Settings
             )
         generation = seen.generation + 1
         meta_bytes = _write_generation(folder, generation, arrays, settings)
-        _remove_leftovers(folder, keep=_data_name(generation))
+        keep = _data_name(generation)
+        for stale in folder.iterdir():  # older data files, and what killed runs left
+            name = stale.name
+            old_data = _DATA_NAME.fullmatch(name) and name != keep
+            if old_data or name.startswith(".tmp-") or name == _BUILD_MARKER:
+                with contextlib.suppress(OSError):
+                    stale.unlink()
     return OnDisk(folder, meta_bytes, generation)
 
 
-def _header(arrays: dict[str, np.ndarray], settings: Settings, generation: int) -> dict:
-    """The fields of ``index.json`` that shape the bits; the data file stores them too."""
-    return {
+def _write_generation(
+    folder: Path, generation: int, arrays: dict[str, np.ndarray], settings: Settings
+) -> bytes:
+    """Write the data file of ``generation``, commit it in ``index.json``, return what that now holds."""
+    data_name = _data_name(generation)
+    header = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "normalization": NORMALIZATION,
@@ -279,23 +292,12 @@ def _header(arrays: dict[str, np.ndarray], settings: Settings, generation: int) 
         "documents": len(arrays["id_offsets"]) - 1,
         "generation": generation,
     }
-
-
-def _write_generation(
-    folder: Path, generation: int, arrays: dict[str, np.ndarray], settings: Settings
-) -> bytes:
-    data_name = _data_name(generation)
-    header = _header(arrays, settings, generation)
     with atomic_writer(folder / data_name, binary=True) as f:
         np.savez(f, **arrays, **{_HEADER: np.array(_canonical(header))})
     with _open_regular(folder / data_name) as f:
         sha256 = _sha256_of(f)
-    meta = {
-        **header,
-        "data_file": data_name,
-        "data_sha256": sha256,
-        "written_by": f"neardup_lab {__version__}",
-    }
+    written_by = f"neardup_lab {__version__}"
+    meta = {**header, "data_file": data_name, "data_sha256": sha256, "written_by": written_by}
     meta_bytes = (json.dumps(meta, indent=2) + "\n").encode("utf-8")
     try:
         with atomic_writer(folder / META_NAME, binary=True) as f:
@@ -323,86 +325,75 @@ def _sha256_of(f: IO[bytes]) -> str:
     return digest.hexdigest()
 
 
+# ----- opening files, locks, leftovers of killed builds -----------------------------------------
+
+
+def _open_file(path: Path, flags: int, refuse: Callable[[bool], Exception]) -> int:
+    """``os.open`` that never follows a link; raises ``refuse(is_link)`` for a link or a non-regular file."""
+    if os.path.islink(path):  # also where O_NOFOLLOW does not exist
+        raise refuse(True)
+    flags |= _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError:
+        if os.path.islink(path):  # ELOOP: the link appeared since the check
+            raise refuse(True) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO would block, a device never end
+        os.close(fd)
+        raise refuse(False)
+    return fd
+
+
+def _open_regular(path: Path) -> IO[bytes]:
+    """Open ``path`` for reading; IsADirectoryError for a link and anything but a regular file."""
+
+    def refuse(link: bool) -> OSError:
+        what = "a symbolic link, not a regular file" if link else "not a regular file"
+        return IsADirectoryError(21, what, str(path))
+
+    return os.fdopen(_open_file(path, os.O_RDONLY, refuse), "rb")
+
+
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder/.lock`` (POSIX); released when the process ends."""
+    """Hold an exclusive lock on ``folder/.lock`` (POSIX); released when the process ends.
+
+    A ``.lock`` that is a link (to a system file, say) is refused, so what it points to is not touched.
+    """
     if fcntl is None:
         yield
         return
-    fd = _open_lock(folder)
+    path, shown = folder / LOCK_NAME, folder.as_posix()
+
+    def refuse(link: bool) -> CorruptIndexError:
+        what = "a symbolic link" if link else "not a regular file"
+        return CorruptIndexError(
+            f"{path.name} in the index {shown} is {what}; an index holds only regular files, so it "
+            f"was not opened. Remove {path.as_posix()} (it is not part of the index) and run this again"
+        )
+
+    try:
+        fd = _open_file(path, os.O_RDWR | os.O_CREAT, refuse)
+    except OSError as err:
+        raise StoreError(f"cannot open {LOCK_NAME} in the index {shown}: {err.strerror or err}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise IndexBusyError(
-                f"another run is writing the index {folder.as_posix()}; wait for it to finish and try again"
+                f"another run is writing the index {shown}; wait for it to finish and try again"
             ) from None
         yield
     finally:
         os.close(fd)
 
 
-def _open_lock(folder: Path) -> int:
-    """Open (creating it if needed) ``folder/.lock``: never through a link, never anything but a file.
-
-    A ``.lock`` that is a link to, say, a system file is refused rather than followed, so the
-    file it points to is neither created nor touched.
-    """
-    path, shown = folder / LOCK_NAME, folder.as_posix()
-    flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
-    if os.path.islink(path):  # also where O_NOFOLLOW does not exist
-        raise _not_regular(path, shown, "a symbolic link")
-    try:
-        fd = os.open(path, flags, 0o644)
-    except OSError as err:
-        if os.path.islink(path):  # ELOOP, or the link appeared since the check
-            raise _not_regular(path, shown, "a symbolic link") from None
-        raise StoreError(f"cannot open {LOCK_NAME} in the index {shown}: {err.strerror or err}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise _not_regular(path, shown, "not a regular file")
-    return fd
-
-
-def _not_regular(path: Path, shown: str, what: str) -> CorruptIndexError:
-    return CorruptIndexError(
-        f"{path.name} in the index {shown} is {what}; an index holds only regular files, so it "
-        f"was not opened. Remove {path.as_posix()} (it is not part of the index) and run this again"
-    )
-
-
-# ----- leftovers of killed runs, builds in progress --------------------------------------------
-
-
-def _remove_leftovers(folder: Path, keep: str) -> None:
-    """Delete older data files and what killed runs left in ``folder``; call with the lock held."""
-    for stale in folder.iterdir():
-        name = stale.name
-        if (_DATA_NAME.fullmatch(name) and name != keep) or name.startswith(".tmp-") or name == _BUILD_MARKER:
-            with contextlib.suppress(OSError):
-                stale.unlink()
-
-
-def _publish(staging: Path, folder: Path) -> None:
-    """Rename the finished staging folder to ``folder``, unless another run got there first."""
-    try:
-        os.rename(staging, folder)
-    except OSError:
-        if os.path.lexists(folder):
-            raise IndexExistsError(
-                f"{folder.as_posix()} was created by another run while this one was building it; "
-                "nothing was written"
-            ) from None
-        raise
-    sync_folder(folder.parent if str(folder.parent) else Path("."))
-
-
 def _mark_as_building(staging: Path) -> int | None:
     """Put a locked build marker in ``staging``; return its descriptor (the lock lasts while it is open).
 
-    The marker is locked before it gets its name, so a run that looks for
-    dead builds never finds it unlocked while this build lives; the lock ends
-    with the process, however it dies. Without ``fcntl`` there is no marker.
+    Locked before it gets its name, so a run looking for dead builds never finds it unlocked while
+    this build lives; the lock ends with the process, however it dies.
     """
     if fcntl is None:
         return None
@@ -418,11 +409,7 @@ def _mark_as_building(staging: Path) -> int | None:
 
 
 def _remove_dead_builds(parent: Path) -> None:
-    """Delete the staging folders that killed builds left in ``parent``.
-
-    Only a folder named ``.tmp-*`` that holds nothing but files a build
-    writes, and whose build marker no living process has locked, is removed.
-    """
+    """Delete the ``.tmp-*`` staging folders in ``parent`` that killed builds left."""
     if fcntl is None:
         return
     try:
@@ -436,6 +423,7 @@ def _remove_dead_builds(parent: Path) -> None:
 
 
 def _is_dead_build(folder: Path) -> bool:
+    """Whether ``folder`` holds only what a build writes and no living process locks its marker."""
     try:
         names = os.listdir(folder)
         age = time.time() - os.stat(folder).st_mtime
@@ -448,7 +436,7 @@ def _is_dead_build(folder: Path) -> bool:
         return len(names) == 1 and names[0].startswith(".tmp-building-") and age > _UNMARKED_BUILD_SECONDS
     marker = folder / _BUILD_MARKER
     try:
-        fd = os.open(marker, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(marker, os.O_RDONLY | _NOFOLLOW)
     except OSError:
         return False
     try:
@@ -478,10 +466,8 @@ class Loaded(NamedTuple):
 def read_index(folder: Path) -> Loaded:
     """Read and check the index in ``folder``: format, checksum, header, settings and arrays.
 
-    Nothing on disk is changed. If a writer replaces the index while it is
-    being read, it is read again. Raises :class:`CorruptIndexError`,
-    :class:`IndexVersionError` or :class:`StoreError` with a message that
-    says what is wrong and what to do.
+    Nothing on disk is changed; an index a writer replaces meanwhile is read again. The errors
+    (:class:`CorruptIndexError`, :class:`IndexVersionError`, :class:`StoreError`) say what to do.
 
     >>> read_index(Path("no-such-index"))
     Traceback (most recent call last):
@@ -507,7 +493,12 @@ def read_index(folder: Path) -> Loaded:
                 ) from None
             continue  # a writer committed a newer generation and removed this one
         _check_header(meta, header, shown)
-        _check_code_stamps(meta, shown)
+        for key, ours in (("normalization", NORMALIZATION), ("shingle_hash", SHINGLE_HASH)):
+            if meta[key] != ours:  # shingle ids made by code that normalises or hashes differently
+                raise IndexVersionError(
+                    f"the index {shown} was built with {key} {meta[key]!r}, but this neardup_lab uses "
+                    f"{ours!r}, so its shingle ids cannot be compared; {_REBUILD}"
+                )
         if members is _V2_ARRAYS:
             arrays = _from_version_2(arrays, meta["documents"], shown)
         ids, names = _check_arrays(arrays, meta["documents"], settings, shown)
@@ -524,6 +515,10 @@ def _show(value: object) -> str:
         return f"an int of {value.bit_length()} bits"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _damaged(shown: str, what: str) -> CorruptIndexError:
+    return CorruptIndexError(f"the index {shown} is damaged: {what}; restore it from a backup or rebuild it")
 
 
 class _LongNumber:
@@ -547,23 +542,6 @@ def _load_json(text: str) -> object:
         return json.loads(text, parse_int=_parse_int)
     except RecursionError:
         raise ValueError("it is nested too deeply") from None
-
-
-def _open_regular(path: Path) -> IO[bytes]:
-    """Open ``path`` for reading, refusing a link and anything but a regular file (a FIFO would block)."""
-    if os.path.islink(path):
-        raise IsADirectoryError(21, "a symbolic link, not a regular file", str(path))
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | _NOFOLLOW
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        if os.path.islink(path):  # ELOOP: the link appeared since the check
-            raise IsADirectoryError(21, "a symbolic link, not a regular file", str(path)) from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise IsADirectoryError(21, "not a regular file", str(path))
-    return os.fdopen(fd, "rb")
 
 
 def _read_meta(folder: Path, shown: str) -> bytes:
@@ -598,10 +576,6 @@ _META_CHECKS = {
 }
 
 
-def _damaged(shown: str, what: str) -> CorruptIndexError:
-    return CorruptIndexError(f"the index {shown} is damaged: {what}; restore it from a backup or rebuild it")
-
-
 def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
     """``index.json`` checked field by field, and its settings; raises naming the first bad field."""
     if len(meta_bytes) > _MAX_META_BYTES:
@@ -612,7 +586,16 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
         raise _damaged(shown, f"{META_NAME} is not valid JSON ({err})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise CorruptIndexError(f"{META_NAME} in {shown} does not describe a neardup-lab index")
-    _check_version(meta.get("format_version"), shown)
+    version = meta.get("format_version")
+    if not _is_count(version, 1):
+        raise _damaged(shown, f"{META_NAME} has no valid format_version ({_show(version)})")
+    if not _OLDEST_READ <= version <= FORMAT_VERSION:
+        newer = version > FORMAT_VERSION
+        raise IndexVersionError(
+            f"the index {shown} uses format version {version}, {'newer' if newer else 'older'} than the "
+            f"versions {_OLDEST_READ} to {FORMAT_VERSION} this neardup_lab reads; "
+            + ("upgrade neardup_lab to open it" if newer else _REBUILD)
+        )
     unexpected = sorted(set(meta) - set(_META_KEYS))
     if unexpected:
         raise _damaged(shown, f"{META_NAME} has unexpected fields {unexpected}")
@@ -623,42 +606,15 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
         raise _damaged(
             shown, f"{META_NAME} names data_file {meta['data_file']!r} for generation {meta['generation']}"
         )
-    try:
-        settings = _parse_settings(meta.get("settings"))
+    data = meta.get("settings")
+    try:  # stored settings always name their banding: optimal_params is never searched on open
+        for name in ("bands", "rows"):
+            if isinstance(data, dict) and data.get(name, 0) is None:
+                raise ValueError(f"{name} must be an int, got None")
+        settings = check_index_settings(Settings.from_dict(data))
     except (ValueError, TypeError) as err:
         raise _damaged(shown, f"{META_NAME} holds invalid settings: {err}") from None
     return meta, settings
-
-
-def _parse_settings(data: object) -> Settings:
-    """Stored settings always name their banding: ``optimal_params`` is never searched on open."""
-    if isinstance(data, dict):
-        for name in ("bands", "rows"):
-            if data.get(name, 0) is None:
-                raise ValueError(f"{name} must be an int, got None")
-    return check_index_settings(Settings.from_dict(data))
-
-
-def _check_version(version: object, shown: str) -> None:
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise _damaged(shown, f"{META_NAME} has no valid format_version ({_show(version)})")
-    if not _OLDEST_READ <= version <= FORMAT_VERSION:
-        newer = version > FORMAT_VERSION
-        raise IndexVersionError(
-            f"the index {shown} uses format version {version}, {'newer' if newer else 'older'} than the "
-            f"versions {_OLDEST_READ} to {FORMAT_VERSION} this neardup_lab reads; "
-            + ("upgrade neardup_lab to open it" if newer else _REBUILD)
-        )
-
-
-def _check_code_stamps(meta: dict, shown: str) -> None:
-    """Refuse an index whose shingle ids were made by code that normalises or hashes differently."""
-    for key, ours in (("normalization", NORMALIZATION), ("shingle_hash", SHINGLE_HASH)):
-        if meta[key] != ours:
-            raise IndexVersionError(
-                f"the index {shown} was built with {key} {meta[key]!r}, but this neardup_lab uses "
-                f"{ours!r}, so its shingle ids cannot be compared; {_REBUILD}"
-            )
 
 
 def _flatten(block: dict) -> dict[str, object]:
@@ -699,8 +655,7 @@ def _load_data(
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The arrays and header of a data file whose checksum matches; FileNotFoundError if it is gone.
 
-    The file is opened once, so the bytes checked are the bytes loaded even if
-    a writer removes the file meanwhile.
+    Opened once, so the bytes checked are the bytes loaded even if a writer removes the file.
     """
     try:
         f = _open_regular(data_path)
@@ -727,20 +682,13 @@ def _load_data(
     return members, header
 
 
-def _pickled(shown: str) -> CorruptIndexError:
-    return CorruptIndexError(
-        f"the data file of the index {shown} holds Python objects (pickled data); loading them "
-        "could run code, so it is refused. This is not an index neardup_lab wrote"
-    )
-
-
 def _check_members(f: IO[bytes], size: int, shown: str, names: tuple[str, ...]) -> None:
     """Refuse, before numpy allocates anything, members that are not plain arrays this file can hold.
 
-    ``np.savez`` stores members uncompressed, so no array can be larger than
-    the file: a member that claims more (a zip bomb, a forged ``.npy``
-    header) is damage, not a reason to allocate terabytes.
+    ``np.savez`` stores members uncompressed, so a member that claims more than the file (a zip
+    bomb, a forged ``.npy`` header) is damage, not a reason to allocate terabytes.
     """
+    readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
     with zipfile.ZipFile(f) as archive:
         infos = archive.infolist()
         if sorted(info.filename for info in infos) != sorted(f"{name}.npy" for name in (*names, _HEADER)):
@@ -749,21 +697,17 @@ def _check_members(f: IO[bytes], size: int, shown: str, names: tuple[str, ...]) 
             if info.compress_type != zipfile.ZIP_STORED or info.file_size > size:
                 raise _damaged(shown, f"the member {info.filename!r} is compressed or larger than its file")
             with archive.open(info) as member:
-                shape, dtype = _npy_header(member)
+                version = np.lib.format.read_magic(member)
+                if version not in readers:
+                    raise ValueError(f"unsupported .npy format version {version}")
+                shape, _, dtype = readers[version](member)
             if dtype.hasobject:
-                raise _pickled(shown)
+                raise CorruptIndexError(
+                    f"the data file of the index {shown} holds Python objects (pickled data); loading them "
+                    "could run code, so it is refused. This is not an index neardup_lab wrote"
+                )
             if math.prod(shape) * dtype.itemsize > info.file_size:
                 raise _damaged(shown, f"the member {info.filename!r} claims more data than it holds")
-
-
-def _npy_header(member: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
-    """Shape and dtype from a ``.npy`` header; ValueError if it is not one numpy writes."""
-    version = np.lib.format.read_magic(member)
-    readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-    if version not in readers:
-        raise ValueError(f"unsupported .npy format version {version}")
-    shape, _, dtype = readers[version](member)
-    return shape, dtype
 
 
 def pack_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -823,19 +767,21 @@ def _from_version_2(arrays: dict[str, np.ndarray], n: int, shown: str) -> dict[s
 def _check_arrays(
     arrays: dict[str, np.ndarray], n: int, settings: Settings, shown: str
 ) -> tuple[list[str], list[str]]:
-    """Refuse arrays whose types, shapes or contents do not make an index of ``n`` documents.
-
-    Returns the document ids and the input file names, decoded.
-    """
+    """The document ids and input file names, decoded; raises if the arrays do not make an index of ``n``."""
 
     def bad(what: str) -> CorruptIndexError:
         return CorruptIndexError(f"the data file of the index {shown} is inconsistent: {what}")
 
+    def strings(data: str, offsets: str) -> list[str]:
+        try:
+            return unpack_strings(arrays[offsets], arrays[data])
+        except ValueError as err:  # also UnicodeDecodeError
+            raise bad(f"{data}: {err}") from None
+
     sigs = arrays["signatures"]
     offsets, flat, keys = arrays["shingle_offsets"], arrays["shingle_ids"], arrays["exact_keys"]
     dtype = settings.hasher().dtype
-    ids = _check_strings(arrays, "ids", "id_offsets", bad)
-    names = _check_strings(arrays, "source_names", "source_name_offsets", bad)
+    ids, names = strings("ids", "id_offsets"), strings("source_names", "source_name_offsets")
     if len(ids) != n or np.any(np.diff(arrays["id_offsets"]) == 0) or 0 in arrays["ids"]:
         raise bad(f"ids hold {len(ids)} strings, expected {n} non-empty ids without NUL characters")
     if len(set(ids)) != n:
@@ -849,10 +795,8 @@ def _check_arrays(
     if flat.dtype != np.uint64 or flat.ndim != 1:
         raise bad(f"shingle ids have dtype {flat.dtype} and shape {flat.shape}, expected 1-D uint64")
     if (
-        offsets.dtype != np.int64
-        or offsets.shape != (n + 1,)
-        or offsets[0] != 0
-        or offsets[-1] != len(flat)
+        (offsets.dtype, offsets.shape) != (np.int64, (n + 1,))
+        or (offsets[0], offsets[-1]) != (0, len(flat))
         or np.any(np.diff(offsets) < 0)
     ):
         raise bad("shingle offsets do not describe the shingle ids")
@@ -864,11 +808,3 @@ def _check_arrays(
     if keys.dtype != np.uint64 or keys.shape != (n, 2):
         raise bad(f"exact keys have dtype {keys.dtype} and shape {keys.shape}, expected uint64 {(n, 2)}")
     return ids, names
-
-
-def _check_strings(arrays: dict[str, np.ndarray], data: str, offsets: str, bad) -> list[str]:
-    """The strings packed in ``arrays[data]`` and ``arrays[offsets]``; ``bad(what)`` if they are not."""
-    try:
-        return unpack_strings(arrays[offsets], arrays[data])
-    except ValueError as err:  # also UnicodeDecodeError
-        raise bad(f"{data}: {err}") from None

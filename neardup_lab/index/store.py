@@ -30,9 +30,9 @@ import numpy as np
 
 from ..engine.pipeline import Prepared, check_documents, prepare_many
 from ..engine.settings import Settings
-from ..engine.verify import IdSets, jaccard_of_pairs
+from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes
-from ..spans import span_positions
+from ..spans import Ragged, span_positions
 from .fileformat import (
     FORMAT_VERSION,
     NORMALIZATION,
@@ -81,12 +81,8 @@ class Match:
         >>> Match("a", 0, 1.0, True, True).to_dict()["in"]
         'index'
         """
-        return {
-            "id": self.id,
-            "jaccard": self.jaccard,
-            "exact": self.exact,
-            "in": "index" if self.in_index else "batch",
-        }
+        where = "index" if self.in_index else "batch"
+        return {"id": self.id, "jaccard": self.jaccard, "exact": self.exact, "in": where}
 
 
 # ----- band tables ---------------------------------------------------------------------------
@@ -106,10 +102,8 @@ def _band_table(keys: np.ndarray, docs: np.ndarray) -> _BandTable:
 
 
 def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
-    """Every ``(query, doc)`` where query row ``queries[query]`` and ``doc`` share a band key, once.
-
-    Equal keys mean equal bands but for a 2**-64 chance, and every pair is verified anyway.
-    """
+    """Every ``(query, doc)`` where row ``queries[query]`` and ``doc`` share a band key, once (equal keys
+    mean equal bands but for a 2**-64 chance, and every pair is verified anyway)."""
     width = int(table.docs.max(initial=0)) + 1
     codes = [np.empty(0, dtype=np.int64)]  # query * width + doc: one sortable int per pair
     for band_keys, band_docs, wanted in zip(table.keys, table.docs, queries.T):
@@ -119,12 +113,6 @@ def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
         codes.append(np.repeat(np.arange(len(wanted), dtype=np.int64) * width, counts) + hits)
     query, doc = np.divmod(np.unique(np.concatenate(codes)), width)
     return np.stack([query, doc], axis=1)
-
-
-def _stack(first: IdSets, second: IdSets) -> IdSets:
-    """The id sets of ``first``'s documents followed by ``second``'s."""
-    offsets = np.concatenate([first.offsets, second.offsets[1:] + len(first.ids)])
-    return IdSets(np.concatenate([first.ids, second.ids]), offsets)
 
 
 # ----- the index -----------------------------------------------------------------------------
@@ -152,7 +140,7 @@ class SavedIndex:
         self._id_set: set[str] = set()
         self._keys: list[bytes] = []
         self._first_by_key: dict[bytes, int] = {}  # an exact copy is represented by its first
-        self._sets = IdSets.empty()
+        self._sets = Ragged.empty()
         self._signatures = np.empty((0, hasher.num_perm), dtype=hasher.dtype)
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None
@@ -189,7 +177,7 @@ class SavedIndex:
         [['a'], []]
         """
         batch = prepare_many(check_documents(texts), self.settings, progress=progress)
-        return self._matches(batch, None, _stack(self._sets, batch.sets))
+        return self._matches(batch, None, Ragged.join([self._sets, batch.sets]))
 
     def add(
         self,
@@ -218,7 +206,7 @@ class SavedIndex:
         ids = self._check_new_ids(ids, check_documents(texts))
         new_files = self._check_new_files(files, repeat_files)
         batch = prepare_many(texts, self.settings, progress=progress)
-        sets = _stack(self._sets, batch.sets)
+        sets = Ragged.join([self._sets, batch.sets])
         found = self._matches(batch, ids, sets)
         self._insert(ids, batch.keys, sets, np.concatenate([self._signatures, batch.signatures]))
         self._files.update(new_files)
@@ -244,7 +232,7 @@ class SavedIndex:
             new.setdefault(identity, name)
         return new
 
-    def _insert(self, ids: list[str], keys: list[bytes], sets: IdSets, signatures: np.ndarray) -> None:
+    def _insert(self, ids: list[str], keys: list[bytes], sets: Ragged, signatures: np.ndarray) -> None:
         """Append documents; ``sets`` and ``signatures`` are those of the whole index after it."""
         start = len(self)
         self._ids.extend(ids)
@@ -287,9 +275,8 @@ class SavedIndex:
     def _candidates(self, batch: Prepared, within_batch: bool) -> np.ndarray:
         """Pairs ``(batch document, document)`` sharing a band, numbered as in the index + batch.
 
-        A batch document is compared with the index's representatives and,
-        ``within_batch``, with the representatives that come before it in the
-        batch (its exact copies would find the same candidates, and make buckets huge).
+        Only representatives are compared: the index's and, ``within_batch``, the batch's before
+        the document (exact copies would find the same candidates, and make buckets huge).
         """
         n, (bands, rows) = len(self), (self.settings.bands, self.settings.rows)
         queries = band_hashes(batch.signatures, bands, rows)
@@ -304,12 +291,9 @@ class SavedIndex:
             pairs.append(earlier[earlier[:, 1] < earlier[:, 0]] + [0, n])
         return np.concatenate(pairs)
 
-    def _matches(self, batch: Prepared, ids: list[str] | None, sets: IdSets) -> list[list[Match]]:
-        """Verify every candidate of the batch at once; each document's matches, best first.
-
-        ``sets`` holds the index's id sets and then the batch's; ``ids`` names
-        the batch documents when they are matched with each other too.
-        """
+    def _matches(self, batch: Prepared, ids: list[str] | None, sets: Ragged) -> list[list[Match]]:
+        """Each batch document's verified matches, best first; ``sets`` holds the index's id sets then
+        the batch's, ``ids`` names the batch documents when they are matched with each other too."""
         n = len(self)
         pairs = self._candidates(batch, within_batch=ids is not None)
         similarity = jaccard_of_pairs(sets, pairs + [n, 0])
@@ -342,7 +326,7 @@ class SavedIndex:
             "id_offsets": id_offsets,
             "signatures": np.ascontiguousarray(self._signatures),
             "shingle_offsets": self._sets.offsets.astype(np.int64, copy=False),
-            "shingle_ids": self._sets.ids.astype(np.uint64, copy=False),
+            "shingle_ids": self._sets.values.astype(np.uint64, copy=False),
             "exact_keys": keys.astype(np.uint64),
             "source_names": names,
             "source_name_offsets": name_offsets,
@@ -391,11 +375,19 @@ class SavedIndex:
         num_perm: index has 64, this run asks for 128
         """
         loaded = read_index(Path(path))
-        arrays, disk = loaded.arrays, loaded.disk
-        _check_expected(loaded.settings, expect or {}, disk.folder.as_posix())
+        arrays, disk, expect = loaded.arrays, loaded.disk, expect or {}
+        diffs = [
+            f"{name}: index has {ours!r}, this run asks for {expect[name]!r}"
+            for name, ours in loaded.settings.differing(expect).items()
+        ]
+        if diffs:
+            raise SettingsMismatchError(
+                f"the index {disk.folder.as_posix()} was built with other settings ({'; '.join(diffs)}); "
+                "leave these options out to use the index's settings, or build a new index"
+            )
         index = cls(loaded.settings)
         keys = [row.tobytes() for row in arrays["exact_keys"].astype("<u8")]
-        sets = IdSets(arrays["shingle_ids"], arrays["shingle_offsets"])
+        sets = Ragged(arrays["shingle_ids"], arrays["shingle_offsets"])
         index._insert(loaded.ids, keys, sets, arrays["signatures"])
         inodes, digests = arrays["source_inodes"].tolist(), arrays["source_digests"]
         for (device, inode), digest, name in zip(inodes, digests, loaded.source_names):
@@ -418,16 +410,3 @@ class SavedIndex:
             "shingle_hash": SHINGLE_HASH,
             **self.settings.to_dict(),
         }
-
-
-def _check_expected(settings: Settings, expect: Mapping[str, object], shown: str) -> None:
-    """Raise :class:`SettingsMismatchError` naming every setting in ``expect`` the index lacks."""
-    diffs = [
-        f"{name}: index has {ours!r}, this run asks for {expect[name]!r}"
-        for name, ours in settings.differing(expect).items()
-    ]
-    if diffs:
-        raise SettingsMismatchError(
-            f"the index {shown} was built with other settings ({'; '.join(diffs)}); "
-            "leave these options out to use the index's settings, or build a new index"
-        )

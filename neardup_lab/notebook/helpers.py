@@ -1,20 +1,12 @@
 """Small helpers the book's chapters share, so that no chapter copies another's code.
 
-Reading order:
-
-* :func:`duration` and :func:`best_time`: a measured time, and how it is printed.
-* :func:`article_body` and :func:`raw_word_shingles`: teaching views of a text.
-* :func:`n_pairs` and :class:`PairCost`/:func:`pair_cost`: the one measured cost of an exact
-  comparison that every chapter projecting all-pairs time uses.
-* :func:`stage_lines`: a dedup run's per-stage statistics, one printable line per stage.
-* :func:`signing_cost`: the one measured cost of signing an article, for projections.
-* :func:`measured_costs`: both costs measured once per build and shared by every chapter
-  (the chapters call this, never :func:`pair_cost` or :func:`signing_cost` directly).
-* :func:`shingle_counts`, :func:`speed_ratio`, :func:`rmse`, :func:`id_pairs`: weighted
-  shingles for SimHash, a speed-up as text, an estimate's error, pairs of id sets with a
-  known similarity (Part V).
-* :func:`labelled_table`: a table whose index name labels the header's corner, so that
-  no header cell of the page is empty.
+Timing: :func:`duration`, :func:`best_time`, :func:`speed_ratio`. Teaching views of a text:
+:func:`article_body`, :func:`raw_word_shingles`, :func:`shingle_counts`. The costs every chapter
+projects from, measured once per build by :func:`measured_costs` (chapters never call
+:func:`pair_cost` or :func:`signing_cost` directly), and :func:`n_pairs`. A dedup run's statistics
+as lines (:func:`stage_lines`); an estimate's error (:func:`rmse`) and id sets of a known similarity
+(:func:`id_pairs`); a drawing of a Dask run (:func:`draw_partition_flow`) and tables whose header
+has no empty cell (:func:`labelled_table`).
 
 >>> duration(0.0123)
 '12.3 ms'
@@ -24,6 +16,7 @@ Reading order:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -45,38 +38,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "duration",
-    "best_time",
-    "article_body",
-    "raw_word_shingles",
-    "n_pairs",
-    "PairCost",
-    "pair_cost",
-    "stage_lines",
-    "signing_cost",
-    "Costs",
-    "COSTS_ENV",
-    "costs_path",
-    "measured_costs",
-    "shingle_counts",
-    "speed_ratio",
-    "rmse",
-    "IdPairs",
-    "id_pairs",
-    "draw_partition_flow",
-    "LabelledTable",
-    "labelled_table",
+    "duration", "best_time", "article_body", "raw_word_shingles", "n_pairs", "PairCost", "pair_cost",
+    "stage_lines", "signing_cost", "Costs", "COSTS_ENV", "costs_path", "measured_costs", "shingle_counts",
+    "speed_ratio", "rmse", "IdPairs", "id_pairs", "draw_partition_flow", "LabelledTable", "labelled_table",
 ]
 
 _UNITS = (
-    ("years", 365.25 * 86400),
-    ("days", 86400.0),
-    ("hours", 3600.0),
-    ("min", 60.0),
-    ("s", 1.0),
-    ("ms", 1e-3),
-    ("µs", 1e-6),
-    ("ns", 1e-9),
+    ("years", 365.25 * 86400), ("days", 86400.0), ("hours", 3600.0), ("min", 60.0),
+    ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9),
 )
 
 
@@ -92,11 +61,9 @@ def duration(seconds: float) -> str:
     >>> duration(1234 * 365.25 * 86400)
     '1,234 years'
     """
-    for unit, size in _UNITS:
-        if seconds >= size or unit == "ns":
-            value = seconds / size
-            return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
-    raise AssertionError("unreachable: the last unit always matches")
+    unit, size = next((unit, size) for unit, size in _UNITS if seconds >= size or unit == "ns")
+    value = seconds / size
+    return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
 
 
 def best_time(function: Callable[[], object], repeat: int = 3) -> float:
@@ -178,9 +145,6 @@ def pair_cost(n_docs: int = 400, k: int = 5, seed: int = 0, repeat: int = 5) -> 
     return PairCost(unrelated=per_pair(unrelated), similar=per_pair(similar))
 
 
-# --- helpers added for the chapters of Part V -------------------------------------------
-
-
 def shingle_counts(text: str, k: int = 3) -> Counter[str]:
     """Word ``k``-shingles of the normalised text, each with how often it occurs (SimHash weights).
 
@@ -242,8 +206,7 @@ def id_pairs(size: int, similarity: float, count: int, seed: int) -> IdPairs:
     return IdPairs(ids, np.full(2 * count, size), shared / (2 * size - shared))
 
 
-#: Entries of a stage's statistics that :func:`stage_lines` does not print as counts.
-SKIPPED_STATS = ("seconds", "per_document")
+_NOT_COUNTS = ("seconds", "per_document")
 
 
 def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
@@ -262,9 +225,8 @@ def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
     lines = []
     for stage, values in stats.items():
         # The counts; candidates per document is the explosion warning's figure, not a count.
-        counts = ", ".join(f"{name} {int(v):,}" for name, v in values.items() if name not in SKIPPED_STATS)
-        seconds = values.get("seconds", 0.0)
-        took = duration(seconds) if seconds else "(in the line above)"
+        counts = ", ".join(f"{name} {int(v):,}" for name, v in values.items() if name not in _NOT_COUNTS)
+        took = duration(values["seconds"]) if values.get("seconds", 0.0) else "(in the line above)"
         lines.append(f"{stage:<11} {counts:<50} {took}")
     return lines
 
@@ -323,10 +285,9 @@ def draw_partition_flow(
 class LabelledTable:
     """A DataFrame shown on a page with one header row: the index's name labels the corner.
 
-    pandas writes a named index as a second header row that is empty but for the name,
-    and leaves the corner cell empty; screen readers announce empty header cells. Here the
-    index becomes the first columns of a single header row. As text it prints like the
-    DataFrame itself.
+    pandas writes a named index as a second header row, empty but for the name, and leaves the
+    corner cell empty; screen readers announce empty header cells. Here the index becomes the
+    first columns of a single header row. As text it prints like the DataFrame itself.
     """
 
     def __init__(self, frame: pd.DataFrame) -> None:
@@ -370,8 +331,7 @@ def labelled_table(frame: pd.DataFrame) -> LabelledTable:
             "the table's index has no name: name it with rename_axis(...), "
             "or drop it with reset_index(drop=True)"
         )
-    if frame.columns.nlevels > 1:
-        levels = frame.columns.nlevels
+    if (levels := frame.columns.nlevels) > 1:
         raise ValueError(f"labelled_table shows one header row; the columns have {levels} levels")
     return LabelledTable(frame)
 
@@ -457,35 +417,25 @@ def measured_costs(path: Path | str | None = None) -> Costs:
     True
     """
     path = Path(path) if path is not None else costs_path()
-    found = _read_costs(path)
-    if found is not None:
+    if (found := _read_costs(path)) is not None:
         return found
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a+") as lock:
-        try:
+    with open(path.with_name(path.name + ".lock"), "a+") as lock:  # closing it releases the lock
+        with contextlib.suppress(ImportError):  # no POSIX locks (Windows): two chapters may measure at once
             import fcntl
-        except ImportError:  # no POSIX locks (Windows): two chapters may measure at once
-            fcntl = None
-        if fcntl is not None:
+
             fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            # Another chapter may have measured while this one waited for the lock.
-            found = _read_costs(path)
-            if found is not None:
-                return found
-            costs = Costs(pair_cost(), signing_cost())
-            record = {
-                "pair_unrelated": costs.pair.unrelated,
-                "pair_similar": costs.pair.similar,
-                "signing": costs.signing,
-                "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "python": sys.version.split()[0],
-            }
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(record, out, indent=1)
-            os.replace(temporary, path)
-            return costs
-        finally:
-            if fcntl is not None:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        # Another chapter may have measured while this one waited for the lock.
+        if (found := _read_costs(path)) is not None:
+            return found
+        costs = Costs(pair_cost(), signing_cost())
+        record = {
+            "pair_unrelated": costs.pair.unrelated, "pair_similar": costs.pair.similar,
+            "signing": costs.signing, "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "python": sys.version.split()[0],
+        }
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(record, out, indent=1)
+        os.replace(temporary, path)
+        return costs

@@ -1,13 +1,12 @@
 """Read documents from files a reader brings: folders of .txt, JSONL, CSV, Parquet.
 
-Every input ends up as exactly one of two things: a :class:`Document` with a stable
-id, or a :class:`Problem` that says which file and line could not be used and why.
-Nothing is dropped without a trace. One module reads each format (:mod:`.text_files`,
-:mod:`.jsonl`, :mod:`.delimited`, :mod:`.parquet`), :mod:`.records` and :mod:`.files` hold what
-they share, and :mod:`.inputs` reads a list of inputs; the names below are importable from here.
+Every input ends up as a :class:`Document` with a stable id or a :class:`Problem` that says which
+file and line could not be used and why: nothing is dropped without a trace. One module reads each
+format (:mod:`.text_files`, :mod:`.jsonl`, :mod:`.delimited`, :mod:`.parquet`), :mod:`.records` and
+:mod:`.files` hold what they share, :mod:`.inputs` reads a list of inputs; the names below are here.
 
-Ids are built from the path as it was given (never made absolute), so the same command run
-from the same folder gives the same ids on any machine:
+Ids are built from the path as given (never made absolute), so the same command run from the same
+folder gives the same ids on any machine:
 
 - a ``.txt`` file is one document, its id is its path: ``news/a.txt``;
 - a JSONL line or a CSV record is one document, its id is ``path:line`` with the 1-based line
@@ -17,12 +16,11 @@ from the same folder gives the same ids on any machine:
   ``missing-id``, one that is not a string or a whole number is ``bad-id``, and a record whose
   id was taken by an earlier record is ``duplicate-id``: records are never merged silently.
 
-Files ending in ``.gz`` (read with the standard library) or ``.zst`` (with the ``zstandard``
-package) are decompressed as they are read, in bounded steps. Compressed data that is cut off
-or damaged is ``damaged``, naming the line where reading stopped; the records before it are
-read. Parquet files (with ``pyarrow``) are read in record batches, the text from ``column``; a
-file ``pyarrow`` cannot read is ``damaged``, one without the column ``missing-parquet-column``.
-Both packages come with the ``formats`` extra: ``pip install 'neardup-lab[formats]'``.
+Files ending in ``.gz`` (standard library) or ``.zst`` (the ``zstandard`` package) are decompressed
+as they are read, in bounded steps; compressed data cut off or damaged is ``damaged``, naming the
+line where reading stopped, after the records before it. Parquet files (``pyarrow``) are read in
+record batches, the text from ``column``; a file ``pyarrow`` cannot read is ``damaged``, one without
+the column ``missing-parquet-column``. ``pip install 'neardup-lab[formats]'`` installs both packages.
 
 Rules that apply to every kind of input:
 
@@ -30,10 +28,9 @@ Rules that apply to every kind of input:
   Bytes that do not decode make an ``undecodable`` problem that names the line.
 - A file with a NUL byte in its first :data:`~neardup_lab.limits.SNIFF_BYTES` is ``binary`` and
   skipped whole; one that starts with a UTF-16 or UTF-32 byte-order mark is ``undecodable``.
-- A document larger than ``max_bytes`` (UTF-8 bytes of its text; for a ``.txt`` file, its
-  size) is ``too-large`` and refused, so one stray giant file cannot exhaust memory. Reads are
-  bounded by the bytes actually read, not by the size the file system claims. ``max_bytes=0``
-  lifts the limit.
+- A document larger than ``max_bytes`` (UTF-8 bytes of its text; a ``.txt`` file's size; 0: no
+  limit) is ``too-large`` and refused, so one stray giant file cannot exhaust memory. Reads are
+  bounded by the bytes actually read, not by the size the file system claims.
 - Only regular files (or links to them) are opened. A named pipe, a device, a socket or a
   folder where a file was expected is ``not-regular``, so no input can make a run wait forever.
 - A file is read once per run, however many names lead to it: later names are

@@ -21,9 +21,8 @@ from .records import LIMIT_HINT, BlankLine, Document, InputError, Problem, ReadO
 
 
 def csv_delimiter(path: str | os.PathLike, delimiter: str | None = None) -> str:
-    """The delimiter given, or the one the file name suggests: a tab for ``.tsv`` (also compressed).
-
-    A delimiter is one character, neither a quote nor a line break.
+    """The delimiter given (one character, neither a quote nor a line break), or the one the file name
+    suggests: a tab for ``.tsv`` (also compressed).
 
     >>> csv_delimiter("a.tsv.gz"), csv_delimiter("a.csv"), csv_delimiter("a.csv", ";")
     ('\\t', ',', ';')
@@ -45,11 +44,8 @@ _QUOTED_TEXT = re.compile(r'(?:[^"]++|"")*+')
 
 
 class _Records:
-    """The records of a CSV text stream, read line by line, each within ``limit`` characters.
-
-    ``at`` counts the lines read; the lines of the last record are kept, so that those a
-    never-closed quote swallowed can be read again (``reread``).
-    """
+    """The records of a CSV text stream, read line by line, each within ``limit`` characters; ``at``
+    counts the lines read, and those of the last record are kept to be read again (``reread``)."""
 
     def __init__(self, text: IO[str], delimiter: str, limit: int, at: Cursor) -> None:
         self.text, self.delimiter, self.limit, self.at = text, delimiter, limit, at
@@ -67,12 +63,11 @@ class _Records:
         self.at.line -= len(self.lines) - 1
 
     def next(self) -> tuple[list[str], bool] | None:
-        """The next record as (fields, closed), ``[]`` for a blank line; None at the end of the file.
+        """The next record as (fields, closed), ``[]`` for a blank line, None at the end of the file;
+        ``closed`` is False when the file ends inside a quoted field. Raises ``_RecordTooLarge``.
 
-        ``closed`` is False when the file ends inside a quoted field. Raises
-        ``_RecordTooLarge`` past the limit. Splits as ``csv.reader`` does: a quote opens a
-        quoted field only at its start, ``""`` in one is a quote, text after its closing quote
-        joins the field, and a line break in it belongs to it.
+        Splits as ``csv.reader`` does: a quote opens a quoted field only at its start, ``""`` in one
+        is a quote, text after its closing quote joins the field, and a line break in it belongs to it.
         """
         fields: list[str] = []
         piece: list[str] = []  # the parts of the field being read
@@ -122,12 +117,10 @@ def csv_rows(
 ) -> Iterator[tuple[int, list[str]] | Problem | None]:
     """The records of a CSV file, header first, as ``(start line, fields)``; None for a blank line.
 
-    Fields hold bytes that do not decode as ``surrogateescape`` characters,
-    so encoding them back with the same error handler gives the bytes read.
-    An unclosed quote is reported and the lines it swallowed are read again
-    (in the header, reading stops); a record longer than the limit for
-    ``max_bytes`` (default :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) stops
-    reading, with a Problem.
+    Bytes that do not decode are ``surrogateescape`` characters, so encoding the fields back with that
+    handler gives the bytes read. An unclosed quote is a Problem and the lines it swallowed are read
+    again (in the header, reading stops); a record too long for a document of ``max_bytes`` (default
+    :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) is a Problem that stops reading.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -190,19 +183,10 @@ def _unclosed_quote(source: str, start: int, end: int, header_done: bool) -> Pro
     return Problem(source, start, "bad-csv", f"{message}; close the quote")
 
 
-def _has_escaped_bytes(text: str) -> bool:
-    """True when ``text`` holds bytes kept by the ``surrogateescape`` error handler."""
-    return not text.isascii() and any("\udc80" <= ch <= "\udcff" for ch in text)
-
-
-def _row(
-    source: str, start: int, row: list[str], width: int, col: int, id_col: int | None, opts: ReadOptions
-) -> Document | Problem:
-    """One CSV data row as a Document, or the Problem that keeps it out.
-
-    ``width`` is the number of columns in the header, ``col`` and ``id_col`` the positions of the
-    text column and of the id column (None without ``--id-column``).
-    """
+def _row(source: str, start: int, row: list[str], header: list[str], opts: ReadOptions) -> Document | Problem:
+    """One CSV data row under ``header`` as a Document, or the Problem that keeps it out."""
+    width, col = len(header), header.index(opts.column)
+    id_col = None if opts.id_column is None else header.index(opts.id_column)
     fields = f"{len(row)} field" if len(row) == 1 else f"{len(row)} fields"
     if max(col, -1 if id_col is None else id_col) >= len(row):
         missing = opts.column if col >= len(row) else opts.id_column
@@ -213,7 +197,7 @@ def _row(
         return Problem(source, start, "bad-csv", message)
     doc_id = None if id_col is None else row[id_col]
     for name, cell in [(opts.column, row[col]), (opts.id_column, doc_id or "")]:
-        if _has_escaped_bytes(cell):
+        if not cell.isascii() and any("\udc80" <= ch <= "\udcff" for ch in cell):  # surrogateescape
             message = (
                 f"column {name!r} holds bytes that do not decode as {opts.encoding}; "
                 "save the file as UTF-8 or pass --encoding"
@@ -247,7 +231,5 @@ def read_csv(path: str, options: ReadOptions) -> Iterator[Document | Problem | B
             if missing:
                 yield Problem(source, start, "missing-column", f"the header has {missing}")
                 return
-            col = header.index(options.column)
-            id_col = None if options.id_column is None else header.index(options.id_column)
         else:
-            yield _row(source, item[0], item[1], len(header), col, id_col, options)
+            yield _row(source, *item, header, options)

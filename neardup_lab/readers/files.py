@@ -30,13 +30,9 @@ FORMATS = {
 }
 #: Endings of compressed files, each with the module that reads it and the package that holds it.
 COMPRESSIONS = {".gz": ("gzip", "the standard library"), ".zst": ("zstandard", "zstandard")}
-#: Byte-order marks of encodings in which lines cannot be found byte by byte.
-WIDE_BOMS = {
-    codecs.BOM_UTF32_LE: "UTF-32",
-    codecs.BOM_UTF32_BE: "UTF-32",
-    codecs.BOM_UTF16_LE: "UTF-16",
-    codecs.BOM_UTF16_BE: "UTF-16",
-}
+#: Byte-order marks of encodings in which lines cannot be found byte by byte (UTF-32 first: it starts alike).
+WIDE_BOMS = {codecs.BOM_UTF32_LE: "UTF-32", codecs.BOM_UTF32_BE: "UTF-32"}
+WIDE_BOMS |= {codecs.BOM_UTF16_LE: "UTF-16", codecs.BOM_UTF16_BE: "UTF-16"}
 T = TypeVar("T")
 
 
@@ -92,10 +88,9 @@ installed; pip install nosuch, or pip install 'neardup-lab[formats]' for every o
 def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
     """Which reader an input needs: ``"txt"``, ``"jsonl"``, ``"csv"`` or ``"parquet"``.
 
-    A folder is a folder of ``.txt`` files. A file is recognised by its ending (after a
-    compression ending such as ``.gz``) unless ``fmt`` names the format. Raises
-    :class:`~neardup_lab.readers.InputError` when a package the input needs is missing,
-    so the run stops before anything is read.
+    A folder is a folder of ``.txt`` files; a file is recognised by its ending (after a compression
+    ending such as ``.gz``) unless ``fmt`` names the format. A missing package the input needs is an
+    :class:`~neardup_lab.readers.InputError`, so the run stops before anything is read.
 
     >>> detect_format("day1.jsonl"), detect_format("notes.TXT"), detect_format("x.dat", "csv")
     ('jsonl', 'txt', 'csv')
@@ -177,8 +172,8 @@ def open_regular(path: str) -> tuple[BinaryIO, int]:
     """Open ``path`` for reading if it is a regular file (or a link to one); return it and its size.
 
     Checked before opening, so a device is never opened, and again on the open file, in case the
-    name changed in between. The open itself does not wait (``O_NONBLOCK``), so even a pipe
-    slipped in cannot hang a run. Raises :class:`NotRegular` or :class:`OSError`.
+    name changed in between; the open does not wait (``O_NONBLOCK``), so even a pipe slipped in
+    cannot hang a run. Raises :class:`NotRegular` or :class:`OSError`.
 
     >>> open_regular(".")
     Traceback (most recent call last):
@@ -202,8 +197,7 @@ class _ZstdFrames(io.RawIOBase):
     """The frames of a zstandard file, one after another, decompressed in bounded steps.
 
     ``zstandard``'s own stream reader stops without a word when the data is cut off inside a
-    frame; this one raises :class:`EOFError` instead, so a truncated file is reported, never
-    read as if it were whole.
+    frame; this one raises :class:`EOFError`, so a truncated file is never read as if whole.
     """
 
     def __init__(self, f: BinaryIO, zstandard: ModuleType) -> None:
@@ -224,13 +218,11 @@ class _ZstdFrames(io.RawIOBase):
                 return 0
             out = []
             while chunk:
-                self._in_frame = True
                 out.append(self._frame.decompress(chunk))
-                chunk = b""
+                self._in_frame, chunk = not self._frame.eof, b""
                 if self._frame.eof:  # the next frame, if any, starts in the unused bytes
                     chunk = self._frame.unused_data
                     self._frame = self._zstd.ZstdDecompressor().decompressobj()
-                    self._in_frame = False
             self._pending = memoryview(b"".join(out))
         n = min(len(buffer), len(self._pending))
         buffer[:n] = self._pending[:n]
@@ -262,10 +254,7 @@ def read_at_most(f: IO[bytes], limit: int) -> bytes:
     if not limit:
         return f.read()
     parts, left = [], limit
-    while left > 0:
-        chunk = f.read(min(left, limits.READ_STEP))
-        if not chunk:
-            break
+    while left > 0 and (chunk := f.read(min(left, limits.READ_STEP))):
         parts.append(chunk)
         left -= len(chunk)
     return b"".join(parts)
@@ -277,17 +266,13 @@ def read_errors() -> tuple[type[BaseException], ...]:
     >>> EOFError in read_errors()
     True
     """
-    errors: tuple[type[BaseException], ...] = (EOFError, zlib.error, gzip.BadGzipFile)
     zstandard = sys.modules.get("zstandard")
-    return errors + ((zstandard.ZstdError,) if zstandard is not None else ())
+    return (EOFError, zlib.error, gzip.BadGzipFile) + ((zstandard.ZstdError,) if zstandard else ())
 
 
 def open_input(path: str | os.PathLike) -> tuple[BinaryIO, int | None]:
-    """Open an input file for reading, decompressed as its name says; return it and its size.
-
-    The size is the file's (None for a compressed file, whose size says nothing about its
-    text). Only regular files are opened (``open_regular``); raises :class:`OSError` or,
-    for anything else, :class:`ValueError`.
+    """Open an input file (only a regular one, :func:`open_regular`), decompressed as its name says;
+    return it and its size (None when compressed). Raises :class:`OSError` or :class:`ValueError`.
 
     >>> import gzip, os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -379,8 +364,8 @@ def read_guarded(
     """What ``read`` yields from an input file opened with :func:`open_input`, then any problem met.
 
     ``read`` gets the file once its first bytes show no whole-file problem (:func:`sniff`), and a
-    :class:`Cursor` at ``first_line`` that it moves as it reads. A file that cannot be opened, is
-    binary, turns out damaged or fails part way gives one Problem, after what was read before.
+    :class:`Cursor` at ``first_line`` to move as it reads. A file that cannot be opened, is binary,
+    is damaged or fails part way gives one Problem, after what was read before.
 
     >>> [p.reason for p in read_guarded("no-such.jsonl", lambda f, at: iter([f.read()]))]
     ['unreadable']

@@ -37,12 +37,11 @@ def _read_any(
 def iter_records(
     path: str | os.PathLike, *, fmt: str = "auto", **options: Any
 ) -> Iterator[Document | Problem]:
-    """Yield a :class:`~neardup_lab.readers.Document` or a
-    :class:`~neardup_lab.readers.Problem` for every record of one input, in order.
+    """Yield a :class:`~neardup_lab.readers.Document` or a :class:`~neardup_lab.readers.Problem` for
+    every record of one input, in order; ``fmt`` and the ``options`` are those of :func:`read_inputs`.
 
-    ``fmt`` and the ``options`` are those of :func:`read_inputs`. Blank lines and non-``.txt``
-    files in folders are passed over here; :func:`read_inputs` counts them, and checks that no
-    two documents share an id.
+    Blank lines and non-``.txt`` files in folders are passed over here; :func:`read_inputs` counts
+    them, and checks that no two documents share an id.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -54,14 +53,6 @@ def iter_records(
     for item in _read_any(path, fmt, ReadOptions(**options), ReadAlready()):
         if isinstance(item, (Document, Problem)):
             yield item
-
-
-def _check_id_options(kinds: Iterable[str], id_field: str | None, id_column: str | None) -> None:
-    """Refuse an id option that no input can use: it is a mistake, not a default."""
-    if id_field is not None and "jsonl" not in kinds:
-        raise InputError("--id-field names a field of JSONL records, but no input is a JSONL file")
-    if id_column is not None and not {"csv", "parquet"} & set(kinds):
-        raise InputError("--id-column names a CSV or Parquet column, but no input is a CSV or Parquet file")
 
 
 def _duplicate_id(doc: Document, first: Document) -> Problem:
@@ -88,20 +79,16 @@ def read_inputs(
 ) -> ReadReport:
     """Read every input into one :class:`~neardup_lab.readers.ReadReport`, in the order given.
 
-    ``fmt`` is a key of ``FORMATS`` or ``"auto"`` (by file name);
-    the text is in the JSONL ``field`` or the CSV/Parquet ``column``; ``id_field`` and
-    ``id_column`` name a record's own id; ``max_bytes`` (default
-    :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) refuses larger documents;
-    ``delimiter`` is the CSV delimiter (default ``,``, a tab for ``.tsv``).
+    ``fmt`` is a key of ``FORMATS`` or ``"auto"`` (by file name); the text is in the JSONL ``field`` or
+    the CSV/Parquet ``column``; ``id_field`` and ``id_column`` name a record's own id; ``max_bytes``
+    (default :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) refuses larger documents;
+    ``delimiter`` is the CSV delimiter (default ``,``, a tab for ``.tsv``); ``progress``, if given, is
+    a callable taking an iterable and returning one (such as ``tqdm``) that records pass through.
 
-    Raises :class:`~neardup_lab.readers.InputError` before reading anything when an input
-    does not exist, is given twice, has a format that cannot be told or needs a package that is
-    missing, or when an option is wrong or an id option applies to no input. Per-record trouble
-    never raises: it becomes a Problem; so does a document whose id an earlier one has
-    (``duplicate-id``).
-
-    ``progress``, if given, is a callable taking an iterable and returning
-    one (such as ``tqdm``); records are passed through it.
+    Raises :class:`~neardup_lab.readers.InputError` before reading anything when an input does not
+    exist, is given twice, has a format that cannot be told or needs a package that is missing, or
+    when an option is wrong or an id option applies to no input. Per-record trouble never raises: it
+    becomes a Problem, and so does a document whose id an earlier one has (``duplicate-id``).
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -116,7 +103,10 @@ def read_inputs(
     options = ReadOptions(field, column, encoding, max_bytes, delimiter, id_field, id_column)
     # fail on an unknown format or a missing package before anything is read
     kinds = {display(p): detect_format(p, fmt) for p in checked}
-    _check_id_options(kinds.values(), id_field, id_column)
+    if id_field is not None and "jsonl" not in kinds.values():  # an id option no input can use is a mistake
+        raise InputError("--id-field names a field of JSONL records, but no input is a JSONL file")
+    if id_column is not None and not {"csv", "parquet"} & set(kinds.values()):
+        raise InputError("--id-column names a CSV or Parquet column, but no input is a CSV or Parquet file")
     report = ReadReport()
     report.sources = {display(p): InputFile(p, kinds[display(p)]) for p in checked if not os.path.isdir(p)}
     first_with: dict[str, Document] = {}  # each id, and the document that has it

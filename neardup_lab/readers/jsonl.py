@@ -20,10 +20,9 @@ def _line_limit(max_bytes: int) -> int:
 
 
 def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None]]:
-    """Each line of a JSONL file as ``(number, bytes)``, 1-based, the bytes as read.
+    """Each line of a JSONL file as ``(number, bytes)``, 1-based, as read (less a UTF-8 byte-order mark).
 
-    A UTF-8 byte-order mark before the first line is left out. A line too
-    long to hold a document of ``max_bytes`` (default
+    A line too long to hold a document of ``max_bytes`` (default
     :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) comes as ``(number, None)``
     and is passed over in bounded steps, never held in memory.
 
@@ -32,22 +31,13 @@ def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int
     [(1, b'{"text": "a"}\\n'), (2, b'\\n'), (3, b'{"text": "b"}')]
     """
     limit = _line_limit(limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
-    number = 0
-    while True:
-        line = f.readline(limit + 1) if limit else f.readline()
-        if not line:
-            return
-        number += 1
+    for number, line in enumerate(iter(lambda: f.readline(limit + 1 if limit else -1), b""), 1):
         if limit and len(line) > limit and not line.endswith(b"\n"):
-            while True:  # pass over the rest of the line in bounded steps
-                rest = f.readline(limits.SKIP_STEP)
-                if not rest or rest.endswith(b"\n"):
-                    break
+            while (rest := f.readline(limits.SKIP_STEP)) and not rest.endswith(b"\n"):
+                pass  # the rest of the line, passed over in bounded steps
             yield number, None
-            continue
-        if number == 1 and line.startswith(codecs.BOM_UTF8):
-            line = line[len(codecs.BOM_UTF8) :]
-        yield number, line
+        else:
+            yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
 
 
 _ABSENT = object()
@@ -56,9 +46,8 @@ _ABSENT = object()
 def record_value(record: dict, path: str) -> object:
     """The value at ``path`` in a JSON object: a key, or a dotted path into nested objects.
 
-    A key that holds dots itself is found first. Returns a private marker
-    (not None, which JSON may hold) when there is no such value; test it with
-    ``is``, as below.
+    A key that holds dots itself is found first. Where there is no value, a private marker
+    (not None, which JSON may hold) comes back; test it with ``is``, as below.
 
     >>> record = {"meta": {"id": 7}, "a.b": 1}
     >>> record_value(record, "meta.id"), record_value(record, "a.b")

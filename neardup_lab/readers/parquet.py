@@ -1,9 +1,5 @@
-"""Parquet files (with the optional ``pyarrow``): one document a row, its text in a column.
-
-Rows are read in record batches of :data:`~neardup_lab.limits.PARQUET_BATCH_ROWS`; a row's id
-is ``path:row`` (1-based) or its own, from ``id_column``. A file ``pyarrow`` cannot read is
-``damaged``, one without the column ``missing-parquet-column``.
-"""
+"""Parquet files (with the optional ``pyarrow``): one document a row, its text in a column, read in
+record batches of :data:`~neardup_lab.limits.PARQUET_BATCH_ROWS`; its id ``path:row`` or its own."""
 
 from __future__ import annotations
 
@@ -37,10 +33,8 @@ def _row(source: str, row: int, text: object, own: object, options: ReadOptions)
 
 
 def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem]:
-    """Each row of the Parquet file at ``path`` as a Document or a Problem.
-
-    Needs ``pyarrow``: without it, raises :class:`~neardup_lab.readers.InputError`
-    naming the package to install.
+    """Each row of the Parquet file at ``path`` as a Document or a Problem; without ``pyarrow``, an
+    :class:`~neardup_lab.readers.InputError` naming the package to install.
 
     >>> import os, tempfile
     >>> import pyarrow as pa, pyarrow.parquet as pq

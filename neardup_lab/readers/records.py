@@ -1,13 +1,12 @@
-"""What reading gives: documents, problems and their reasons, the report of a run, the options;
-and the checks every reader makes of a record (its size, its own id), so each message is written once.
-"""
+"""What reading gives (documents, problems, the report of a run), the options, and the checks every
+reader makes of a record (its size, its own id), so that each message is written once."""
 
 from __future__ import annotations
 
 import codecs
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from numbers import Number
 from typing import NamedTuple
 
@@ -39,19 +38,14 @@ LIMIT_HINT = "raise the limit with --max-bytes (0 for none) if you mean it"
 
 
 class InputError(ValueError):
-    """An input cannot be used at all (missing path, unknown format, bad option).
-
-    Unlike a :class:`Problem`, which skips one record and lets the run go on,
-    this stops the run before anything is read.
-    """
+    """An input cannot be used at all (missing path, unknown format, bad option): unlike a
+    :class:`Problem`, which skips one record, this stops the run before anything is read."""
 
 
 @dataclass(frozen=True)
 class Document:
-    """One document: a stable ``id``, its ``text``, and where it came from.
-
-    ``line`` is the 1-based line where a JSONL/CSV record starts (a Parquet file's row number),
-    ``None`` for a ``.txt`` file.
+    """One document: a stable ``id``, its ``text``, where it came from, and the 1-based ``line`` where
+    its JSONL/CSV record starts (a Parquet file's row number; None for a ``.txt`` file).
 
     >>> Document("a.txt", "heavy rain", "a.txt").id
     'a.txt'
@@ -65,9 +59,8 @@ class Document:
 
 @dataclass(frozen=True)
 class Problem:
-    """An input that was skipped: where (``source``, ``line``), why (``reason``), and what to do.
-
-    ``line`` is ``None`` when the whole file is affected.
+    """An input that was skipped: where (``source``, and ``line`` unless the whole file is affected),
+    why (``reason``), and what to do.
 
     >>> print(Problem("a.jsonl", 3, "missing-field", "no field 'text'"))
     a.jsonl:3: missing JSON field: no field 'text'
@@ -92,7 +85,7 @@ class Problem:
         >>> Problem("a.txt", None, "binary", "NUL byte").to_dict()["reason"]
         'binary'
         """
-        return {"source": self.source, "line": self.line, "reason": self.reason, "message": self.message}
+        return asdict(self)
 
 
 class InputFile(NamedTuple):
@@ -104,12 +97,8 @@ class InputFile(NamedTuple):
 
 @dataclass
 class ReadReport:
-    """Everything read from a list of inputs: documents, problems, and counts.
-
-    ``input_files`` holds the real path of every file met as an input, read
-    or not, so that no output is ever written over one of them; ``sources``
-    tells how to open each named input file again (to copy its records).
-    """
+    """Everything read from a list of inputs: documents, problems, counts, the real path of every file
+    met as an input (``input_files``: no output is written over one), and how to open each again."""
 
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -142,8 +131,8 @@ class OtherFile:
 
 
 def check_encoding(encoding: object) -> str:
-    """``encoding`` if it names a text encoding in which ASCII bytes are ASCII characters
-    (so lines can be found byte by byte); else an :class:`InputError` saying why.
+    """``encoding`` if it names a text encoding in which ASCII bytes are ASCII characters (so lines can
+    be found byte by byte); else an :class:`InputError` saying why.
 
     >>> check_encoding("utf-8-sig"), check_encoding("latin-1")
     ('utf-8-sig', 'latin-1')
@@ -180,9 +169,8 @@ _ASCII = bytes(range(128)) + b"\\u00e9"
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How records are read: the text field or column, ids, encoding, size limit, CSV delimiter.
-
-    Checked when made, so that a bad option stops a run before anything is read.
+    """How records are read: the text field or column, ids, encoding, size limit, CSV delimiter;
+    checked when made, so that a bad option stops a run before anything is read.
 
     >>> ReadOptions(encoding="utf-16")
     Traceback (most recent call last):
@@ -201,9 +189,8 @@ cannot be found in it; convert the files to UTF-8 first
     id_column: str | None = None
 
     def __post_init__(self) -> None:
-        max_bytes = self.max_bytes
         check_encoding(self.encoding)
-        max_bytes = limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+        max_bytes = limits.DEFAULT_MAX_BYTES if self.max_bytes is None else self.max_bytes
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 0 <= max_bytes <= sys.maxsize:
             raise InputError(
                 f"max_bytes must be an int from 0 (no limit) to {sys.maxsize}, got {max_bytes!r}"
@@ -256,10 +243,8 @@ def describe(value: object) -> str:
 
 
 def own_id(value: object, what: str, option: str) -> tuple[str | None, str | None]:
-    """A record's own id from ``value`` and None, or None and why it cannot be one.
-
-    Strings and whole numbers (as JSON and Parquet store them) are ids; ``what`` says where the
-    value was found and ``option`` which option asked, for the message.
+    """A record's own id from ``value`` (a non-empty string or a whole number) and None, or None and
+    why it cannot be one; ``what`` says where the value was found and ``option`` which option asked.
 
     >>> own_id(17, "field 'id'", "id-field"), own_id(True, "field 'id'", "id-field")[0]
     (('17', None), None)

@@ -54,23 +54,18 @@ def read_txt_file(path: str, source: str, encoding: str, max_bytes: int) -> Docu
     sniffed = sniff(data)
     if sniffed:
         return Problem(source, None, *sniffed)
-    if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name == "utf-8":
-        data = data[len(codecs.BOM_UTF8) :]
+    if codecs.lookup(encoding).name == "utf-8":
+        data = data.removeprefix(codecs.BOM_UTF8)
     try:
         return Document(source, data.decode(encoding), source)
     except UnicodeDecodeError as err:
         return undecodable(source, data, err, encoding)
 
 
-# ----- what a run has read already ----------------------------------------------------------
-
-
 @dataclass
 class ReadAlready:
-    """What one run has read so far: files by real path, folders by ``(st_dev, st_ino)``.
-
-    Both remember the path shown for the first reading, to name it when the same file or folder
-    turns up again under another name.
+    """What one run has read so far: files by real path, folders by ``(st_dev, st_ino)``, each with
+    the path shown when first read, to name it when the same file or folder turns up again.
 
     >>> seen = ReadAlready()
     >>> seen.file("/data/a.txt", "a.txt") is None, seen.file("/data/a.txt", "./a.txt").reason
@@ -104,9 +99,6 @@ class ReadAlready:
         return Problem(source, None, "duplicate-input", message)
 
 
-# ----- folders of .txt files -------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class _ToRead:
     """A .txt file found in a folder: where to open it, how to show it, its real path."""
@@ -118,13 +110,13 @@ class _ToRead:
 
 @dataclass(frozen=True)
 class _Descend:
-    """A folder to walk: where it is, its path below the input, its real path; its ``key``
-    (``(st_dev, st_ino)``) and ``parent`` (real path of the folder holding it), None for the input."""
+    """A folder to walk: where it is, its path below the input, its real path, its ``(st_dev, st_ino)``
+    and the real path of the folder holding it (None for the input)."""
 
     path: str
     rel: str
     real: str
-    key: tuple[int, int] | None = None
+    key: tuple[int, int]
     parent: str | None = None
 
 
@@ -143,27 +135,22 @@ def _classify(entry: os.DirEntry, rel: str, source: str, parent_real: str) -> _T
     return _ToRead(entry.path, source, real) if is_txt else OtherFile(source)
 
 
-def _walk(folder: str, seen: ReadAlready) -> list[tuple[str, _ToRead | Problem | OtherFile]]:
-    """Every entry below ``folder`` with its relative path, sorted by that path.
-
-    Depth first in name order, with an explicit stack instead of recursion,
-    so a tree of any depth is walked; each folder is entered once, and when
-    two links lead to one folder the first in that order is followed.
-    """
-    base = display(folder)
+def _walk(top: _Descend, seen: ReadAlready) -> list[tuple[str, _ToRead | Problem | OtherFile]]:
+    """Every entry below ``top`` with its relative path, sorted by it; folders are entered depth first
+    in name order, once each (of two links to one folder, the first met is followed)."""
+    base = display(top.path)
 
     def show(rel: str) -> str:
         return rel if base == "." else f"{base}/{rel}" if rel else base
 
     found: list[tuple[str, _ToRead | Problem | OtherFile]] = []
-    stack = [_Descend(folder, "", os.path.realpath(folder))]
+    stack = [top]
     while stack:
         here = stack.pop()
-        if here.key is not None:
-            again = seen.folder(here.key, show(here.rel), here.real, here.parent)
-            if again:
-                found.append((here.rel, again))
-                continue
+        again = seen.folder(here.key, show(here.rel), here.real, here.parent)
+        if again:
+            found.append((here.rel, again))
+            continue
         try:
             with os.scandir(here.path) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
@@ -180,8 +167,7 @@ def _walk(folder: str, seen: ReadAlready) -> list[tuple[str, _ToRead | Problem |
             else:
                 found.append((rel, item))
         stack.extend(reversed(folders))  # so they are popped in name order
-    found.sort(key=lambda pair: pair[0])
-    return found
+    return sorted(found, key=lambda pair: pair[0])
 
 
 def read_folder(
@@ -193,17 +179,12 @@ def read_folder(
     >>> [p.reason for p in read_folder("no-such-folder", "utf-8", 100, ReadAlready())]
     ['unreadable-folder']
     """
-    source = display(path)
     try:
         info = os.stat(path)
     except OSError as err:
-        yield Problem(source, None, "unreadable-folder", f"cannot be opened ({err.strerror or err})")
+        yield Problem(display(path), None, "unreadable-folder", f"cannot be opened ({err.strerror or err})")
         return
-    again = seen.folder((info.st_dev, info.st_ino), source, os.path.realpath(path), None)
-    if again:
-        yield again
-        return
-    for _, item in _walk(path, seen):
+    for _, item in _walk(_Descend(path, "", os.path.realpath(path), (info.st_dev, info.st_ino)), seen):
         if isinstance(item, _ToRead):
             again = seen.file(item.real, item.source)
             yield again or read_txt_file(item.path, item.source, encoding, max_bytes)
