@@ -271,8 +271,9 @@ def read_errors() -> tuple[type[BaseException], ...]:
 
 
 def open_input(path: str | os.PathLike) -> tuple[BinaryIO, int | None]:
-    """Open an input file (only a regular one, :func:`open_regular`), decompressed as its name says;
-    return it and its size (None when compressed). Raises :class:`OSError` or :class:`ValueError`.
+    """Open an input file (only a regular one, :func:`~neardup_lab.readers.files.open_regular`),
+    decompressed as its name says; return it and its size (None when compressed). Raises
+    :class:`OSError` or :class:`ValueError`.
 
     >>> import gzip, os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
