@@ -271,7 +271,7 @@ def read_errors() -> tuple[type[BaseException], ...]:
 
 
 def open_input(path: str | os.PathLike) -> tuple[BinaryIO, int | None]:
-    """Open an input file (only a regular one, :func:`~neardup_lab.readers.files.open_regular`),
+    """Open an input file (only a regular one, ``open_regular``),
     decompressed as its name says; return it and its size (None when compressed). Raises
     :class:`OSError` or :class:`ValueError`.
 
