@@ -131,8 +131,11 @@ def _expanding(texts: list[str]) -> np.ndarray:
     """Whether each text holds a character that NFKC makes four or more: one numpy pass."""
     ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    table = _expanders()
+    # a code point is at most U+10FFFF, so it fits np.intp even where that is int32 (the browser)
+    expanding = table[np.minimum(codes, len(table) - 1).astype(np.intp)]
     found = np.zeros(len(texts), dtype=bool)
-    found[np.searchsorted(ends, np.flatnonzero(_expanders().take(codes, mode="clip")), side="right")] = True
+    found[np.searchsorted(ends, np.flatnonzero(expanding), side="right")] = True
     return found
 
 
