@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit unit-all execute notebooks notebooks-simd build-book browser labs labs-bundle bench-peers bench-numba clean
+.PHONY: book test lint unit unit-all pyodide execute notebooks notebooks-simd build-book browser labs labs-bundle bench-peers bench-numba clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ book: $(STAMP)
 	$(BIN)/python tools/lite_site.py prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
-test: $(STAMP) lint unit-all notebooks notebooks-simd build-book browser
+test: $(STAMP) lint unit-all pyodide notebooks notebooks-simd build-book browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -33,6 +33,12 @@ unit: $(STAMP)
 # module stays in one process: --dist loadfile).
 unit-all: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not browser" tests --doctest-modules neardup_lab
+
+# The same tests in the browser's Python: the site's Pyodide and package wheel under Node.js, with
+# pinned pytest and hypothesis; what needs a computer (processes, Dask, files) is skipped with a reason.
+pyodide: $(STAMP)
+	$(BIN)/python tools/lite_site.py prepare
+	$(BIN)/python tools/pyodide_tests.py
 
 notebooks: $(STAMP)
 	rm -f _build/costs.json

@@ -269,8 +269,8 @@ class BlockIndex:
     >>> fps = rng.integers(0, 2**64, size=1000, dtype=np.uint64)
     >>> index = BlockIndex(fps, max_distance=3)
     >>> query = int(fps[42]) ^ 0b1011  # 3 bits away from fingerprint 42
-    >>> index.query(query)
-    array([42])
+    >>> index.query(query).tolist()
+    [42]
     >>> BlockIndex(fps, max_distance=3, scheme="permuted").n_tables
     20
     """
@@ -372,8 +372,8 @@ class BlockIndex:
 
         >>> fps = np.array([0b1111, 0b1110, 0b0000], dtype=np.uint64)
         >>> stats = BlockIndex(fps, max_distance=1, bits=4).query_stats(0b1111)
-        >>> stats.matches, stats.candidates, stats.checked, stats.tables
-        (array([0, 1]), 2, 3, 2)
+        >>> stats.matches.tolist(), stats.candidates, stats.checked, stats.tables
+        ([0, 1], 2, 3, 2)
         """
         matches, candidates, checked = self._lookup(fp, count=True)
         return QueryStats(matches, candidates, checked, self.n_tables)
@@ -382,8 +382,8 @@ class BlockIndex:
         """Positions of every indexed fingerprint within ``max_distance`` bits of ``fp``, ascending.
 
         >>> fps = np.array([0b1111, 0b1110, 0b0000], dtype=np.uint64)
-        >>> BlockIndex(fps, max_distance=1, bits=4).query(0b0111)
-        array([0])
+        >>> BlockIndex(fps, max_distance=1, bits=4).query(0b0111).tolist()
+        [0]
         """
         return self._lookup(fp, count=False)[0]
 

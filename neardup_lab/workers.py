@@ -10,12 +10,16 @@ holds the lock, and threads do not speed it up.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["ordered_map"]
+__all__ = ["IN_BROWSER", "ordered_map", "progress_bar"]
+
+#: Whether this is the browser's Python (Pyodide), which can start neither threads nor processes.
+IN_BROWSER = sys.platform == "emscripten"
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -27,13 +31,13 @@ def ordered_map(func: Callable[[Item], Result], items: Iterable[Item], threads: 
     At most two items per thread are started ahead of the result the caller is
     waiting for, so results that finish early do not pile up in memory (as they
     would with ``ThreadPoolExecutor.map``, which starts every item at once).
-    With ``threads`` of 1 it is plain ``map``. An exception in ``func`` is raised
+    With ``threads`` of 1, or in the browser, it is plain ``map``. An exception in ``func`` is raised
     here, at that item's place.
 
     >>> list(ordered_map(lambda x: x * x, range(5), threads=2))
     [0, 1, 4, 9, 16]
     """
-    if threads <= 1:
+    if threads <= 1 or IN_BROWSER:
         yield from map(func, items)
         return
     with ThreadPoolExecutor(threads) as pool:
@@ -44,3 +48,16 @@ def ordered_map(func: Callable[[Item], Result], items: Iterable[Item], threads: 
                 yield running.popleft().result()
         while running:
             yield running.popleft().result()
+
+
+def progress_bar(**options: object) -> object:
+    """A ``tqdm`` progress bar made with ``options``; in the browser, without the monitor thread
+    tqdm would try to start there (and warn that it could not).
+
+    >>> with progress_bar(total=3, disable=True) as bar:
+    ...     bar.update(3)
+    """
+    from tqdm import tqdm  # here: import neardup_lab loads numpy and nothing heavier
+
+    kind = type("tqdm", (tqdm,), {"monitor_interval": 0}) if IN_BROWSER else tqdm
+    return kind(**options)

@@ -7,13 +7,15 @@ import sys
 
 import numpy as np
 import pytest
-import xxhash
 
 from neardup_lab import hash_shingles, stable_hash
 from neardup_lab.hashing import splitmix64
 
 
+@pytest.mark.native("compares with xxhash, which is not in the page (the pinned values below hold there)")
 def test_stable_hash_is_xxh3_of_utf8():
+    import xxhash
+
     for token in ["", "heavy rain", "東京", "café"]:
         assert stable_hash(token) == xxhash.xxh3_64_intdigest(token.encode("utf-8"))
         assert 0 <= stable_hash(token) < 2**64
@@ -70,6 +72,7 @@ def _run_child(hashseed: str) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.native("starts Python processes")
 def test_signatures_identical_across_processes_with_different_hash_seeds():
     one, two = _run_child("1"), _run_child("2")
     assert one["builtin"] != two["builtin"]  # the salt really differs, so the test means something

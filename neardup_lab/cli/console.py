@@ -18,6 +18,7 @@ from ..index.store import Match
 from ..lsh import approx_threshold, s_curve
 from ..readers import REASONS, ReadReport
 from ..text import normalize
+from ..workers import progress_bar
 
 __all__ = ["PROG", "Console", "printable", "plural", "posix", "warn_skipped", "read_summary", "explain"]
 __all__ += ["dedup_summary", "match_summary"]
@@ -105,10 +106,8 @@ class Console:
         """A ``tqdm``-like wrapper drawing bars on ``err``, or None when there are no bars."""
         if not self.bars:
             return None
-        from tqdm import tqdm
-
         def bar(items, **kwargs):  # type: ignore[no-untyped-def]
-            return tqdm(items, file=self.err, leave=False, **kwargs)
+            return progress_bar(iterable=items, file=self.err, leave=False, **kwargs)
 
         return bar
 

@@ -23,6 +23,7 @@ from ..clusters import KEEPER_POLICIES
 from ..engine.settings import Settings
 from ..index import StoreError
 from ..readers import FORMATS, InputError
+from ..workers import IN_BROWSER
 from .commands import run_dedup, run_index, run_info
 from .console import PROG, Console
 from .explain import add_explain_command
@@ -242,6 +243,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # --help, --version, or a usage error (argparse says which)
         return int(stop.code) if isinstance(stop.code, int) else EXIT_ERROR
     console = Console(quiet=getattr(args, "quiet", False))
+    if IN_BROWSER:
+        console.warn(
+            "error: the command line runs on a computer, not in the browser's Python, which has no "
+            "files of yours and no processes; in the page, call the Python API: "
+            "neardup_lab.dedup(texts), neardup_lab.explain(a, b) or neardup_lab.index.SavedIndex()"
+        )
+        return EXIT_ERROR
     try:
         return args.run(args, console)
     except (UsageError, InputError, StoreError) as err:

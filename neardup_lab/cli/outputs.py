@@ -23,7 +23,6 @@ import re
 import signal
 import stat
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import IO, Any
 
 from .. import limits
 from ..engine.pipeline import DedupResult
-from ..index.fileformat import LOCK_NAME, META_NAME, sync_folder
+from ..index.fileformat import LOCK_NAME, META_NAME, create_temporary_file, sync_folder
 from ..index.store import Match
 from ..readers import (
     FORMATS,
@@ -198,16 +197,6 @@ def _written_path(path: str) -> str:
     return os.path.realpath(path) if os.path.islink(path) else path
 
 
-def _usual_mode(target: str) -> int:
-    """The permissions of the file replaced, or those a plain ``open()`` gives under the umask."""
-    try:
-        return os.stat(target).st_mode & 0o777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
 def _write(path: str, write: Writer, streamed: bool) -> str | None:
     """Write output ``path``: into it as ``>>`` would when ``streamed`` (a device is never replaced),
     else completely and synced to a temporary file next to where it goes, whose name is returned."""
@@ -218,8 +207,7 @@ def _write(path: str, write: Writer, streamed: bool) -> str | None:
         else:
             target = _written_path(path)
             folder, name = os.path.split(target)
-            fd, tmp = tempfile.mkstemp(prefix=f".tmp-{name}-", dir=folder or ".")
-            os.chmod(tmp, _usual_mode(target))  # mkstemp makes the file private
+            fd, tmp = create_temporary_file(folder, f".tmp-{name}-", like=target)
         # Odd file names in the output are escaped rather than refused.
         with open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace") as f:
             write(f)

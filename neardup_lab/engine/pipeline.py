@@ -22,7 +22,7 @@ from ..minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_j
 from ..spans import Ragged, chunk_bounds, cut
 from ..text import words
 from ..validate import first_not_text
-from ..workers import ordered_map
+from ..workers import IN_BROWSER, ordered_map, progress_bar
 from .idsets import jaccard_from_texts, sorted_sets, unsorted_shingle_ids
 from .settings import RECALL_WEIGHTS, Settings
 from .tokenize import tokenize_batch
@@ -251,9 +251,7 @@ def prepare_many(
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
     collected = _Collected(len(docs), settings, ids_budget)
-    from tqdm import tqdm  # here: import neardup_lab loads numpy and nothing heavier
-
-    with tqdm(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
+    with progress_bar(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
         def prepare_chunk(bound: tuple[int, int]) -> Prepared:
             return prepare(docs[bound[0] : bound[1]], settings, "none" if collected.full else ids, drop)
@@ -323,10 +321,11 @@ def check_documents(docs: object) -> Sequence[str]:
 
 def check_jobs(n_jobs: object) -> int:
     """The number of threads ``n_jobs`` asks for: a positive int up to
-    :func:`~neardup_lab.limits.most_workers`, or -1 for one per core.
+    :func:`~neardup_lab.limits.most_workers`, or -1 for one per core. In the browser, which
+    cannot start threads, 1, with a warning that says so (the answer is the same).
 
-    >>> check_jobs(2)
-    2
+    >>> check_jobs(1), check_jobs(-1) >= 1
+    (1, True)
     >>> check_jobs(10_000)
     Traceback (most recent call last):
         ...
@@ -341,7 +340,16 @@ def check_jobs(n_jobs: object) -> int:
             f"(four per core, at most {limits.MAX_JOBS}); pass n_jobs=-1 for one per core, "
             f"or a number up to {most}"
         )
-    return os.cpu_count() or 1 if n_jobs == -1 else n_jobs
+    jobs = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
+    if jobs > 1 and IN_BROWSER:
+        warnings.warn(
+            f"n_jobs={n_jobs}: the browser's Python cannot start threads, so this runs on one "
+            "thread (same answer, no faster); pass n_jobs=1 to say so",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return 1
+    return jobs
 
 
 class _Clock:

@@ -25,9 +25,9 @@ import json
 import math
 import os
 import re
+import secrets
 import shutil
 import stat
-import tempfile
 import time
 import zipfile
 import zlib
@@ -48,6 +48,7 @@ except ImportError:  # Windows: no file locks; the generation check alone guards
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "META_NAME", "LOCK_NAME"]
 __all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
 __all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "atomic_writer", "OnDisk"]
+__all__ += ["create_temporary_file", "create_temporary_folder"]
 __all__ += ["Loaded", "write_new", "write_update", "read_index", "pack_strings", "unpack_strings"]
 __all__ += ["sync_folder"]
 
@@ -151,11 +152,9 @@ def atomic_writer(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
     'done'
     """
     target = Path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".tmp-{target.name}-", dir=target.parent or ".")
+    fd, tmp_name = create_temporary_file(target.parent, f".tmp-{target.name}-", like=target)
     tmp = Path(tmp_name)
     try:
-        with contextlib.suppress(OSError):  # mkstemp makes the file private; give it the usual mode
-            os.chmod(tmp, os.stat(target).st_mode & 0o777 if target.exists() else _default_mode())
         text_options = {"encoding": "utf-8", "newline": "", "errors": "backslashreplace"}
         with open(fd, "wb" if binary else "w", **({} if binary else text_options)) as f:
             yield f
@@ -183,11 +182,58 @@ def sync_folder(path: str | Path) -> None:
             os.close(fd)
 
 
-def _default_mode(directory: bool = False) -> int:
-    """The permissions a plain ``open()`` (or ``mkdir``) would give under the current umask."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return (0o777 if directory else 0o666) & ~mask
+def _temporary_names(folder: str | os.PathLike, prefix: str) -> Iterator[str]:
+    for _ in range(100):
+        yield os.path.join(folder or ".", f"{prefix}{secrets.token_hex(6)}")
+    raise FileExistsError(f"no free temporary name in {os.fspath(folder)!r}")
+
+
+def create_temporary_file(
+    folder: str | os.PathLike, prefix: str, like: str | os.PathLike | None = None
+) -> tuple[int, str]:
+    """Create a new file named ``prefix`` + a random tail in ``folder``: its descriptor (open for
+    writing) and its path.
+
+    It gets the permissions of the file ``like`` when that exists (the one it will replace), else
+    those a plain ``open()`` gives: the system applies the umask, which this never reads or sets.
+    Created exclusively, never through a link.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     fd, path = create_temporary_file(tmp, ".tmp-out-")
+    ...     os.close(fd)
+    ...     os.path.basename(path).startswith(".tmp-out-")
+    True
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for name in _temporary_names(folder, prefix):
+        try:
+            fd = os.open(name, flags, 0o666)
+        except FileExistsError:
+            continue
+        if like is not None:
+            with contextlib.suppress(OSError):
+                os.chmod(name, os.stat(like).st_mode & 0o777)
+        return fd, name
+    raise AssertionError("unreachable")
+
+
+def create_temporary_folder(parent: str | os.PathLike, prefix: str) -> Path:
+    """Create a new folder named ``prefix`` + a random tail in ``parent``, with the permissions a
+    plain ``mkdir`` gives (the system applies the umask).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     create_temporary_folder(tmp, ".tmp-idx-").is_dir()
+    True
+    """
+    for name in _temporary_names(parent, prefix):
+        try:
+            os.mkdir(name, 0o777)
+        except FileExistsError:
+            continue
+        return Path(name)
+    raise AssertionError("unreachable")
 
 
 class OnDisk(NamedTuple):
@@ -219,12 +265,11 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
     if not parent.is_dir():
         raise StoreError(f"cannot create {folder.as_posix()}: folder {parent.as_posix()} does not exist")
     _remove_dead_builds(parent)
-    staging = Path(tempfile.mkdtemp(prefix=f".tmp-{folder.name}-", dir=parent))
+    staging = create_temporary_folder(parent, f".tmp-{folder.name}-")
     marker: int | None = None
     try:
         try:
             marker = _mark_as_building(staging)
-            os.chmod(staging, _default_mode(directory=True))
             (staging / LOCK_NAME).touch()
             meta_bytes = _write_generation(staging, 1, arrays, settings)
             try:
@@ -397,7 +442,7 @@ def _mark_as_building(staging: Path) -> int | None:
     """
     if fcntl is None:
         return None
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-building-", dir=staging)
+    fd, tmp = create_temporary_file(staging, ".tmp-building-")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.write(fd, f"{os.getpid()}\n".encode())  # for a person looking; never trusted

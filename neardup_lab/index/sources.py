@@ -36,7 +36,7 @@ def identify(path: str | os.PathLike) -> FileIdentity | None:
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "a.txt")
     ...     _ = open(path, "w").write("heavy rain")
-    ...     os.link(path, os.path.join(tmp, "b.txt"))
+    ...     os.symlink(path, os.path.join(tmp, "b.txt"))
     ...     identify(path) == identify(os.path.join(tmp, "b.txt"))
     True
     """

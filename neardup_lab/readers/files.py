@@ -94,8 +94,8 @@ def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
 
     >>> detect_format("day1.jsonl"), detect_format("notes.TXT"), detect_format("x.dat", "csv")
     ('jsonl', 'txt', 'csv')
-    >>> detect_format("crawl.jsonl.gz"), detect_format("crawl.parquet")
-    ('jsonl', 'parquet')
+    >>> detect_format("crawl.jsonl.gz"), detect_format("shard.tsv")
+    ('jsonl', 'csv')
     """
     if fmt != "auto" and fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; choose one of auto, {', '.join(FORMATS)}")
