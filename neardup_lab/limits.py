@@ -65,6 +65,10 @@ SORT_IDS, SORT_DOCS = 500_000, 2000
 
 #: Documents above this many bytes are refused unless the caller raises the limit.
 DEFAULT_MAX_BYTES = 10_000_000
+#: The deepest nesting of JSON arrays and objects read (a JSONL record, an index's metadata); deeper
+#: is refused before parsing: the browser's Python crashes (JavaScript stack) long before
+#: Python's recursion limit would stop the parser.
+MAX_JSON_NESTING = 100
 #: Rows per record batch read from a Parquet file.
 PARQUET_BATCH_ROWS = 1024
 #: Bytes at the start of an input file looked at for a NUL byte (a binary file) before reading it.

@@ -182,6 +182,7 @@ print((kb("VmHWM") - before) // 1024)
 """
 
 
+@pytest.mark.native("measures memory in a Python process")
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="reads peak memory from /proc")
 def test_a_10_mb_document_needs_bounded_memory():

@@ -155,6 +155,7 @@ def test_the_layer_test_sees_a_violation():
     assert (base2, name2) == ("neardup_lab.hashing", "_private")
 
 
+@pytest.mark.native("starts a Python process")
 def test_import_neardup_lab_loads_numpy_and_nothing_heavier():
     code = (
         "import sys, neardup_lab\n"

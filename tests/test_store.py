@@ -474,6 +474,7 @@ def neardup(*args: str, cwd: Path) -> subprocess.CompletedProcess:
         pytest.fail(f"neardup-lab {' '.join(args)} hung")
 
 
+@pytest.mark.native("runs the command line in a process")
 @pytest.mark.parametrize(
     ("settings", "command", "message"),
     [

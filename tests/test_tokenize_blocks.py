@@ -104,6 +104,7 @@ print(tracemalloc.get_traced_memory()[1])
 """
 
 
+@pytest.mark.native("measures memory in a Python process")
 def test_memory_follows_the_blocks_not_the_expanded_text():
     done = subprocess.run([sys.executable, "-c", MEMORY_CHECK], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

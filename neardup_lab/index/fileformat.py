@@ -39,6 +39,7 @@ import numpy as np
 
 from .. import __version__
 from ..engine.settings import Settings
+from ..readers.jsonl import nested_too_deeply
 
 try:
     import fcntl
@@ -583,6 +584,8 @@ def _parse_int(text: str) -> int | _LongNumber:
 
 def _load_json(text: str) -> object:
     """``json.loads`` that never builds a huge int and reports deep nesting as ValueError."""
+    if nested_too_deeply(text):
+        raise ValueError("it is nested too deeply")
     try:
         return json.loads(text, parse_int=_parse_int)
     except RecursionError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import sys
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -65,8 +66,31 @@ def record_value(record: dict, path: str) -> object:
     return value
 
 
+def nested_too_deeply(text: str) -> bool:
+    """Whether arrays and objects nest more than :data:`~neardup_lab.limits.MAX_JSON_NESTING` deep
+    in the JSON ``text`` (brackets inside strings do not count).
+
+    >>> nested_too_deeply('{"a": [1, [2]], "b": "[[["}'), nested_too_deeply("[" * 101 + "]" * 101)
+    (False, True)
+    """
+    if text.count("[") + text.count("{") <= limits.MAX_JSON_NESTING:
+        return False  # the common case, without a pass over the text
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > limits.MAX_JSON_NESTING:
+            return True
+    return False
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
 def _parse(line: str) -> tuple[object, str | None]:
     """The value on one JSONL line and None, or None and why it cannot be read."""
+    if nested_too_deeply(line):
+        return None, f"values are nested more than {limits.MAX_JSON_NESTING} deep; flatten the record"
     try:
         return json.loads(line), None
     except json.JSONDecodeError as err:
