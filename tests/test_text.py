@@ -143,6 +143,7 @@ def test_marks_filled_block_by_block_equal_the_definition_at_every_code_point():
     assert marks.blocks_filled == len(every) >> text._SeparatorMarks.BLOCK_BITS
 
 
+@pytest.mark.native("starts threads")
 def test_threads_that_need_the_same_blocks_fill_each_once():
     from concurrent.futures import ThreadPoolExecutor
 
