@@ -61,7 +61,7 @@ EXTRA_WHEELS = {"comm": [], "tqdm": []}
 #: neardup_lab's needs in the browser; xxhash has no wheel here (hashing falls back to its own XXH3).
 PACKAGE_DEPENDS = ["numpy", "scipy", "tqdm"]
 LAB_DATA = {"labs/data/licences": ROOT / "book" / "data" / "licences"}
-LITE_APPS = ("notebooks", "repl")
+LITE_APPS = ("notebooks", "repl", "tree")
 
 
 class ChecksumError(RuntimeError):
@@ -221,11 +221,16 @@ def build_package_wheel(out_dir: Path) -> Path:
 
 
 def lite_config() -> dict:
-    """The ``jupyter-lite.json`` of the site: Pyodide from the site itself, no PyPI."""
+    """The ``jupyter-lite.json`` of the site: Pyodide from the site itself, no PyPI, the tree app first.
+
+    ``lite/`` opens the file browser (JupyterLite's default is the JupyterLab app, not shipped).
+    """
     return {
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "neardup-lab",
+            "appUrl": "./tree",
+            "faviconUrl": "./tree/favicon.ico",
             "litePluginSettings": {
                 "@jupyterlite/pyodide-kernel-extension:kernel": {
                     "pyodideUrl": "./static/pyodide/pyodide.js",
@@ -236,9 +241,31 @@ def lite_config() -> dict:
     }
 
 
-#: JupyterLab settings of the site: every cell of a notebook rendered at once (the default draws
-#: only the cells in view, so "find the check that failed" with the browser's search misses some).
-SETTINGS_OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
+#: The site's menus, as JupyterLab's menu settings describe them. JupyterLite replaces
+#: JupyterLab's download plugin with its own (``docmanager:download``, which saves the open
+#: notebook and downloads it from the browser's storage) but ships no menu entry for it, so
+#: File -> Download is added here. Entries that lead nowhere in a static site are hidden: the
+#: export submenu (no nbconvert), Open JupyterLab (the lab app is not shipped), and logging out
+#: or shutting down a server there is not.
+MENUS = [
+    {
+        "id": "jp-mainmenu-file",
+        "items": [
+            {"command": "docmanager:download", "rank": 6},
+            {"type": "submenu", "submenu": {"id": "jp-mainmenu-file-notebookexport"}, "disabled": True},
+            {"command": "filemenu:logout", "disabled": True},
+            {"command": "filemenu:shutdown", "disabled": True},
+        ],
+    },
+    {"id": "jp-mainmenu-view", "items": [{"command": "application:open-lab", "disabled": True}]},
+]
+#: JupyterLab settings of the site: the menus above, and every cell of a notebook rendered at
+#: once (the default draws only the cells in view, so "find the check that failed" with the
+#: browser's search misses some).
+SETTINGS_OVERRIDES = {
+    "@jupyterlab/mainmenu-extension:plugin": {"menus": MENUS},
+    "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+}
 
 
 def stage_contents(contents: Path) -> list[str]:
@@ -298,6 +325,26 @@ def build(out: Path, lite_src: Path = LITE_SRC) -> None:
         raise RuntimeError(f"jupyter lite build failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
     for junk in out.rglob("*.map"):
         junk.unlink()
+    point_at_shipped_apps(out)
+
+
+def point_at_shipped_apps(out: Path) -> None:
+    """Leave no page or link of the built site aiming at an app that was not built.
+
+    JupyterLite writes ``doc/tree/`` and ``doc/workspaces/`` whatever the apps: pages that send
+    JupyterLab's URLs on to the lab app (and, without a query, reload themselves forever). They
+    are removed. Its web-app manifest offers the lab app as a shortcut: the shortcuts become the
+    apps that are there.
+    """
+    shutil.rmtree(out / "doc", ignore_errors=True)
+    manifest = out / "manifest.webmanifest"
+    if manifest.is_file():
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        data["shortcuts"] = [
+            {"name": "Files", "url": "./tree/index.html", "description": "The notebooks and files of this site"},
+            {"name": "Console", "url": "./repl/index.html", "description": "A Python console"},
+        ]
+        manifest.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def pins_from_npm(tarball: Path, wheel_names: set[str] | None = None) -> dict:
