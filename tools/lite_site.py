@@ -264,13 +264,14 @@ def font_cache_wheel(out_dir: Path, matplotlib: dict, fontlist: Path = FONTLIST)
     version = matplotlib["version"]
     data = fontlist.read_bytes()
     if json.loads(data).get("_version") is None:
-        raise ValueError(f"{fontlist} is not a matplotlib font list: run `python tools/lite_site.py fontlist`")
+        raise ValueError(f"{fontlist} is no matplotlib font list: run `python tools/lite_site.py fontlist`")
     name = FONT_CACHE.replace("-", "_")
     dist = f"{name}-{version}.dist-info"
     files = {
         "matplotlib/fontlist.json": data,
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {FONT_CACHE}\nVersion: {version}\n".encode(),
-        f"{dist}/WHEEL": b"Wheel-Version: 1.0\nGenerator: lite_site\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{dist}/WHEEL": b"Wheel-Version: 1.0\nGenerator: lite_site\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n",
     }
     record = [f"{path},sha256={sha256(body)},{len(body)}" for path, body in files.items()]
     files[f"{dist}/RECORD"] = ("\n".join([*record, f"{dist}/RECORD,,"]) + "\n").encode()
@@ -419,7 +420,7 @@ def point_at_shipped_apps(out: Path) -> None:
     if manifest.is_file():
         data = json.loads(manifest.read_text(encoding="utf-8"))
         data["shortcuts"] = [
-            {"name": "Files", "url": "./tree/index.html", "description": "The notebooks and files of this site"},
+            {"name": "Files", "url": "./tree/index.html", "description": "The notebooks and files here"},
             {"name": "Console", "url": "./repl/index.html", "description": "A Python console"},
         ]
         manifest.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
