@@ -7,7 +7,8 @@ parts are built only when ``tools/lite_site.py prepare`` has staged the pinned P
 - after the pages, the JupyterLite site is built into ``<html>/lite`` by ``tools/lite_site.py
   build`` (in place of jupyterlite-sphinx's own build, which would pull every JupyterLab app);
 - each lab page gets, under its title, a link that opens its student notebook there, and
-  says where the work is kept and how to hand it in;
+  says where the work is kept, how to hand it in (*File -> Download*) and how to open a
+  notebook from elsewhere (the file browser's *Upload*);
 - ``{replite}`` cells in the chapters become a "Try it" console.
 
 Without the staged files the book is built as before: a ``{replite}`` cell shows its code
@@ -48,8 +49,10 @@ nothing to install, no account, no network needed once the page has loaded; the 
 takes a minute).</p>
 <p>Your work stays in this browser's storage: the same browser on the same computer finds it
 again, another browser or a private window does not, and clearing the site's data deletes it.
-To hand it in, save, then choose <em>File &rarr; Download</em> and send the
-<code>.ipynb</code> file it saves.</p>
+To hand it in, choose <em>File &rarr; Download</em> (it saves the notebook first) and send the
+<code>.ipynb</code> file it downloads. To go on with it on another computer, open this lab there,
+then <em>File &rarr; Open&hellip;</em> (the file browser), <em>Upload</em> your file into the
+<code>labs</code> folder and open it. A teacher opens a hand-in the same way.</p>
 </div>
 """
 

@@ -6,23 +6,26 @@ Run it after the book is built with its live parts (``make book``)::
 
 The built site is served from ``_build/html`` on 127.0.0.1 and every request to another
 host is blocked (``browser_support.Visit``): Python, its packages and the notebooks must
-all come from the site. Three checks, each against a native run of the same code:
+all come from the site. The checks, each against a native run of the same code:
 
 - lab 1, opened from its page's "Open in your browser" link, with the reference answers of
   ``labs/solutions/`` typed into its exercise cells and every cell run: the same self-check
   verdicts (``PASS``/``FAIL`` lines and the summary);
+- that notebook, handed in as the lab page says (*File -> Download*), graded by
+  ``labs/grade.py``: full marks;
 - the "Try it" console of the MinHash chapter: the same printed lines;
 - a small ``dedup`` in the console: the same clusters and keepers, and the same MinHash
   signatures (digests of both).
 
 It prints the time from opening the notebook to its first output, and the site's size.
+The other labs, the file browser and the held-out probe are in ``test_lite_labs.py``,
+``test_lite_site.py`` and ``test_lite_probe.py``.
 """
 
 from __future__ import annotations
 
+import csv
 import json
-import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -33,18 +36,27 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_support import ROOT, SITE, Visit, launch_chromium, serve_site
+from browser_support import ROOT, SITE, Visit, launch_chromium
+from lite_support import (
+    LITE,
+    START_MS,
+    external,
+    lite_site,
+    menu,
+    native,
+    native_verdicts,
+    python_error,
+    run_all,
+    verdicts,
+    wait_outputs,
+)
 
 pytestmark = pytest.mark.browser
 
-LITE = SITE / "lite"
 LAB = "lab01_shingles_jaccard"
 SOLUTION = ROOT / "labs" / "solutions" / f"{LAB}.ipynb"
 STUDENT = ROOT / "labs" / f"{LAB}.ipynb"
 CHAPTER = "book/04_minhash"
-#: Pyodide starting and loading numpy and scipy takes tens of seconds on two busy cores.
-START_MS = 240_000
-VERDICT = re.compile(r"^(PASS|FAIL) \w+:.*$|^lab\d\d: \d+ of \d+ checks pass$", re.MULTILINE)
 DEDUP_CODE = textwrap.dedent(
     """\
     import hashlib, json
@@ -58,17 +70,7 @@ DEDUP_CODE = textwrap.dedent(
           digest(signatures.tobytes()), len(result.clusters), "clusters")
     """
 )
-OUTPUTS_JS = """
-(root) => Array.from((root || document).querySelectorAll('.jp-OutputArea-output'))
-    .map((el) => el.innerText)
-"""
-
-
-def _native(code: str) -> str:
-    """What ``code`` prints in this Python (the laptop's answer)."""
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
+GRADE = ROOT / "labs" / "grade.py"
 
 
 def _site_size() -> str:
@@ -87,13 +89,8 @@ def _site_size() -> str:
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    if not (LITE / "jupyter-lite.json").is_file():
-        message = "_build/html/lite not built: `make book` could not fetch the pinned Pyodide files"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    print(f"\n[lite] {_site_size()}")
-    with serve_site() as url:
+    with lite_site() as url:
+        print(f"\n[lite] {_site_size()}")
         yield url
 
 
@@ -101,33 +98,6 @@ def site() -> Iterator[str]:
 def browser():
     with launch_chromium() as chromium:
         yield chromium
-
-
-def _external(visit: Visit) -> list[str]:
-    """The requests to other hosts (blocked); other problems of the JupyterLite app are printed.
-
-    The kernel's file system asks the site for files that do not exist (HTTP 404 under
-    ``lite/api/contents/``) while Python looks for modules: that is how it works, not a fault.
-    """
-    others = [p for p in visit.problems if "external request" not in p and "/lite/api/contents/" not in p]
-    if others:
-        print("[lite] other console messages:\n  " + "\n  ".join(others[:10]))
-    return [p for p in visit.problems if "external request" in p]
-
-
-def _wait_outputs(frame, pattern: str, timeout: int = START_MS) -> list[str]:
-    """The output texts of the page (or frame), once one of them matches ``pattern`` or shows an error."""
-    frame.wait_for_function(
-        f"""() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))
-            .some((el) => /{pattern}|Error:/.test(el.innerText))""",
-        timeout=timeout,
-    )
-    return frame.evaluate(OUTPUTS_JS)
-
-
-def _python_error(outputs: list[str]) -> str | None:
-    errors = [text for text in outputs if re.search(r"^\w*Error: ", text, re.MULTILINE)]
-    return "Python error in the browser:\n" + errors[0][-1500:] if errors else None
 
 
 # ------------------------------------------------------------------------ lab 1
@@ -142,18 +112,9 @@ def _solution_cells() -> list[str]:
     return [c.source for c in cells if c.cell_type == "code"]
 
 
-def _native_verdicts() -> list[str]:
-    """The self-check verdicts of the solution notebook run here, in a Jupyter kernel."""
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(SOLUTION, as_version=4)
-    resources = {"metadata": {"path": str(SOLUTION.parent)}}
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources=resources).execute()
-    text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-    return [m.group(0) for m in VERDICT.finditer(text)]
-
-
-def test_lab1_runs_in_the_browser_with_the_native_verdicts(site: str, browser) -> None:
+@pytest.fixture(scope="module")
+def lab1(site: str, browser) -> Iterator[tuple[Visit, list[str]]]:
+    """Lab 1 opened from its page, the reference answers typed in, all run: the page and its outputs."""
     with Visit(browser, f"{site}labs/{LAB}.html") as visit:
         link = visit.page.locator("a.lite-open-link")
         assert link.count() == 1, "the lab page has no 'Open in your browser' link"
@@ -173,21 +134,46 @@ def test_lab1_runs_in_the_browser_with_the_native_verdicts(site: str, browser) -
             editor.click()
             page.keyboard.press("Control+a")
             page.keyboard.insert_text(source)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-        page.wait_for_function(
-            "() => document.querySelectorAll('.jp-OutputArea-output').length > 0", timeout=START_MS
-        )
-        first = time.monotonic() - started
-        outputs = _wait_outputs(page, r"checks pass")
-        total = time.monotonic() - started
-        print(f"\n[lite] lab 1: first output {first:.1f} s after opening, all cells {total:.1f} s")
-        browser_verdicts = [m.group(0) for m in VERDICT.finditer("\n".join(outputs))]
-        assert _external(visit) == []
-    assert _python_error(outputs) is None, _python_error(outputs)
-    native = _native_verdicts()
-    assert native, "the native run printed no verdict"
-    assert browser_verdicts == native
+        outputs = run_all(page)
+        seconds = time.monotonic() - started
+        print(f"\n[lite] lab 1: answers typed and every cell run {seconds:.1f} s after opening")
+        yield visit, outputs
+
+
+def test_lab1_runs_in_the_browser_with_the_native_verdicts(lab1) -> None:
+    visit, outputs = lab1
+    assert external(visit) == []
+    assert python_error(outputs) is None, python_error(outputs)
+    native_lines = native_verdicts(SOLUTION)
+    assert native_lines, "the native run printed no verdict"
+    assert verdicts("\n".join(outputs)) == native_lines
+
+
+def test_lab1_handed_in_with_file_download_gets_full_marks(lab1, tmp_path: Path) -> None:
+    """The hand-in path the lab page describes: save, File -> Download, the teacher grades the file."""
+    visit, _ = lab1
+    page = visit.page
+    with page.expect_download(timeout=60_000) as download:
+        menu(page, "File", "Download")
+    handed_in = tmp_path / download.value.suggested_filename
+    download.value.save_as(handed_in)
+    # the browser names it after the notebook's path, "/" made "_": labs_lab01_....ipynb
+    assert handed_in.name.endswith(f"{LAB}.ipynb"), handed_in.name
+    nb = nbformat.read(handed_in, as_version=4)
+    typed = [c.source for c in nb.cells if c.cell_type == "code" and "# BEGIN SOLUTION" in c.source]
+    assert typed, "the downloaded notebook does not hold the answers typed in the page"
+    report = tmp_path / "grades.csv"
+    started = time.monotonic()
+    graded = subprocess.run(
+        [sys.executable, str(GRADE), "--csv", str(report), str(handed_in)],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    print(f"\n[lite] lab 1 downloaded from the page and graded in {time.monotonic() - started:.1f} s")
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    with report.open(encoding="utf-8", newline="") as grades:
+        (row,) = list(csv.DictReader(grades))
+    assert row["lab"] == "lab01" and row["problems"] == "", row
+    assert float(row["points"]) == float(row["max_points"]) > 0, row
 
 
 # ------------------------------------------------------------- a chapter's cell
@@ -212,11 +198,11 @@ def test_chapter_try_it_cell_prints_the_native_lines(site: str, browser) -> None
         frame = visit.page.frame_locator("iframe.jupyterlite_sphinx_iframe").first
         frame.locator(".jp-OutputArea-output").first.wait_for(timeout=START_MS)
         handle = visit.page.locator("iframe.jupyterlite_sphinx_iframe").first.element_handle().content_frame()
-        outputs = _wait_outputs(handle, "true Jaccard")
+        outputs = wait_outputs(handle, "true Jaccard")
         print(f"\n[lite] {CHAPTER} 'Try it': first output {time.monotonic() - started:.1f} s after the click")
-        assert _external(visit) == []
-    assert _python_error(outputs) is None, _python_error(outputs)
-    assert "\n".join(o.strip() for o in outputs).strip() == _native(code).strip()
+        assert external(visit) == []
+    assert python_error(outputs) is None, python_error(outputs)
+    assert "\n".join(o.strip() for o in outputs).strip() == native(code).strip()
 
 
 # ---------------------------------------------------------------------- dedup
@@ -226,9 +212,9 @@ def test_dedup_in_the_browser_equals_native(site: str, browser) -> None:
     query = urllib.parse.urlencode({"kernel": "python", "execute": "1", "code": DEDUP_CODE})
     with Visit(browser, f"{site}lite/repl/index.html?{query}") as visit:
         started = time.monotonic()
-        outputs = _wait_outputs(visit.page, "DEDUP")
+        outputs = wait_outputs(visit.page, "DEDUP")
         print(f"\n[lite] dedup in the console: {time.monotonic() - started:.1f} s after the page loaded")
-        assert _external(visit) == []
-    assert _python_error(outputs) is None, _python_error(outputs)
+        assert external(visit) == []
+    assert python_error(outputs) is None, python_error(outputs)
     browser_line = next(line for o in outputs for line in o.splitlines() if line.startswith("DEDUP"))
-    assert browser_line == _native(DEDUP_CODE).strip()
+    assert browser_line == native(DEDUP_CODE).strip()

