@@ -20,7 +20,19 @@ book: $(STAMP)
 	$(BIN)/python tools/lite_site.py prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
-test: $(STAMP) lint unit-all pyodide notebooks notebooks-simd build-book browser
+# The Pyodide run (tools/pyodide_tests.py) goes side by side with the book build and the browser
+# pass: each keeps about one core busy (Node.js; Sphinx, then Chromium running the page's Pyodide).
+# It runs on its own copy of the staged files, since build-book stages them anew; its output is
+# printed when both are done, and either failing fails the target.
+test: $(STAMP) lint unit-all notebooks notebooks-simd
+	$(BIN)/python tools/lite_site.py prepare
+	$(BIN)/python tools/pyodide_tests.py --stage
+	@mkdir -p _build; \
+	$(BIN)/python tools/pyodide_tests.py --staged > _build/pyodide-tests.log 2>&1 & run=$$!; \
+	$(MAKE) --no-print-directory browser; browser=$$?; \
+	wait $$run; pyodide=$$?; \
+	echo "--- the package's tests in Pyodide (make pyodide):"; cat _build/pyodide-tests.log; \
+	[ $$browser -eq 0 ] && [ $$pyodide -eq 0 ]
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -17,7 +17,14 @@ settings.register_profile(
     "ci", derandomize=True, max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
-settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
+# In the page's Python (several times slower) the property tests check the platform; the variety
+# of examples is the native runs' job.
+settings.register_profile(
+    "browser", derandomize=True, max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+IN_BROWSER = sys.platform == "emscripten"
+CI = os.environ.get("CI", "").lower() == "true"
+settings.load_profile("browser" if IN_BROWSER else "ci" if CI else "dev")
 
 #: Test modules that take seconds to minutes each, and why; `make unit` leaves them out,
 #: `make test` runs them.
@@ -34,8 +41,6 @@ SLOW_MODULES = {
     "test_statistics.py": "hundreds of seeds per estimate",
 }
 
-
-IN_BROWSER = sys.platform == "emscripten"
 
 #: Test modules that test what the browser's Python does not have, and why: they run natively only.
 NATIVE_ONLY = {

@@ -13,6 +13,9 @@ Usage (``make pyodide`` does both steps)::
     python tools/lite_site.py prepare
     python tools/pyodide_tests.py [PYTEST ARGS ...]
 
+``--stage`` first copies the staged files (and does nothing else), ``--staged`` runs on the copy:
+``make test`` runs the tests beside the book build and its browser pass, which stage anew.
+
 Needs Node.js (Debian's ``nodejs``) and the staged Pyodide; without either the run is skipped
 with a message, except under ``CI=true``, where that fails.
 """
@@ -36,6 +39,7 @@ import lite_site  # noqa: E402 (a sibling script, not a package)
 ROOT = lite_site.ROOT
 PYODIDE = lite_site.LITE_SRC / "static" / "pyodide"
 WORK = ROOT / "_build" / "pyodide-tests"
+STAGED = WORK / "pyodide"
 RUNNER = ROOT / "tools" / "pyodide_tests.js"
 #: The pinned wheels (of tools/lite-requirements.txt) that pytest needs in Pyodide.
 TEST_WHEELS = ("pytest", "pluggy", "iniconfig", "hypothesis", "attrs", "sortedcontainers")
@@ -82,18 +86,33 @@ def summary(report: Path) -> tuple[collections.Counter, collections.Counter]:
     return outcomes, reasons
 
 
+def stage() -> list[str]:
+    """Copy the staged Pyodide into WORK (the book build stages it anew meanwhile) and unpack the
+    test wheels; the wheels' names."""
+    shutil.rmtree(STAGED, ignore_errors=True)
+    shutil.copytree(PYODIDE, STAGED)
+    return unpack_test_wheels(WORK / "site")
+
+
 def main(argv: list[str]) -> int:
+    """``--stage``: only copy the files; ``--staged``: only run (on files copied before); else both.
+    Other arguments go to pytest."""
+    mode = argv[0] if argv[:1] in (["--stage"], ["--staged"]) else None
+    argv = argv[1:] if mode else argv
     node = shutil.which("node") or shutil.which("nodejs")
     missing = None
     if node is None:
         missing = "Node.js not found (apt-get install nodejs)"
-    elif not (PYODIDE / "pyodide-lock.json").is_file():
+    elif not ((STAGED if mode == "--staged" else PYODIDE) / "pyodide-lock.json").is_file():
         missing = "no Pyodide staged (`python tools/lite_site.py prepare` could not fetch it)"
     if missing:
         print(f"pyodide_tests: {missing}; the Pyodide run is SKIPPED", file=sys.stderr)
         return 1 if os.environ.get("CI", "").lower() == "true" else 0
-    wheels = unpack_test_wheels(WORK / "site")
-    print(f"pyodide_tests: Pyodide {lite_site.PYODIDE_VERSION} under {node}, with {', '.join(wheels)}")
+    if mode != "--staged":
+        wheels = stage()
+        print(f"pyodide_tests: Pyodide {lite_site.PYODIDE_VERSION} staged, with {', '.join(wheels)}")
+    if mode == "--stage":
+        return 0
     started, exit_codes = time.monotonic(), []
     outcomes: collections.Counter = collections.Counter()
     reasons: collections.Counter = collections.Counter()
@@ -101,7 +120,7 @@ def main(argv: list[str]) -> int:
         report = WORK / f"{name}.xml"
         report.unlink(missing_ok=True)
         pytest_args = [*COMMON_ARGS, f"--junitxml=/repo/{report.relative_to(ROOT).as_posix()}", *args, *argv]
-        command = [node, str(RUNNER), str(PYODIDE), str(ROOT), str(WORK / "site"), json.dumps(pytest_args)]
+        command = [node, str(RUNNER), str(STAGED), str(ROOT), str(WORK / "site"), json.dumps(pytest_args)]
         run = subprocess.run(command)
         exit_codes.append(run.returncode)
         if not report.is_file():
@@ -115,6 +134,7 @@ def main(argv: list[str]) -> int:
     for reason, count in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
         print(f"  {count:4d}  {reason}")
     return max(exit_codes)
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
