@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from .spans import cut, span_positions
+from .validate import non_negative_int
 
 __all__ = [
     "UnionFind",
@@ -34,8 +35,7 @@ class UnionFind:
     """
 
     def __init__(self, n: int) -> None:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValueError(f"n must be a non-negative int, got {n!r}")
+        n = non_negative_int(n, "n")
         self.parent = list(range(n))
         self.size = [1] * n
 

@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .validate import non_negative_int
+
 __all__ = ["EDIT_KINDS", "Corpus", "make_corpus", "make_article", "apply_edit", "replace_words", "vocabulary"]
 
 #: The ways :func:`make_corpus` can change a copy of an article.
@@ -270,8 +272,7 @@ def make_corpus(
     >>> all(origin[origin[i]] == origin[i] for i in range(len(docs)))
     True
     """
-    if isinstance(n_originals, bool) or not isinstance(n_originals, int) or n_originals < 0:
-        raise ValueError(f"n_originals must be a non-negative int, got {n_originals!r}")
+    n_originals = non_negative_int(n_originals, "n_originals")
     low, high = copies
     if not 0 <= low <= high:
         raise ValueError(f"copies must be (low, high) with 0 <= low <= high, got {copies!r}")

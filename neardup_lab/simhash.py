@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .hashing import hash_shingles
+from .validate import non_negative_int, positive_int
 
 __all__ = ["simhash", "hamming"]
 
@@ -52,8 +53,7 @@ def simhash(features: Iterable[Feature], bits: int = 64) -> int:
     >>> hamming(a, b) < 16
     True
     """
-    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 64:
-        raise ValueError(f"bits must be an int from 1 to 64, got {bits!r}")
+    bits = positive_int(bits, "bits", maximum=64)
     names, weights = _split_features(features)
     if not names:
         raise ValueError("simhash of no features is undefined; check the document is not empty")
@@ -69,7 +69,4 @@ def hamming(x: int, y: int) -> int:
     >>> hamming(0b1011, 0b0010)
     2
     """
-    for name, value in (("x", x), ("y", y)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise TypeError(f"{name} must be a non-negative int fingerprint, got {value!r}")
-    return bin(int(x) ^ int(y)).count("1")
+    return bin(non_negative_int(x, "x") ^ non_negative_int(y, "y")).count("1")

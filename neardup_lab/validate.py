@@ -11,7 +11,7 @@ from itertools import repeat
 
 import numpy as np
 
-__all__ = ["positive_int", "shown", "require_text", "first_not_text", "require_set"]
+__all__ = ["positive_int", "non_negative_int", "shown", "require_text", "first_not_text", "require_set"]
 
 
 def positive_int(value: object, name: str, maximum: int | None = None) -> int:
@@ -28,10 +28,32 @@ def positive_int(value: object, name: str, maximum: int | None = None) -> int:
         ...
     ValueError: num_perm must be at most 8192, got 1000000000
     """
+    return _int_at_least(value, name, 1, maximum)
+
+
+def non_negative_int(value: object, name: str, maximum: int | None = None) -> int:
+    """``value`` as an int in ``[0, maximum]``, or a TypeError/ValueError naming ``name``.
+
+    >>> non_negative_int(0, "n")
+    0
+    >>> non_negative_int("3", "n")
+    Traceback (most recent call last):
+        ...
+    TypeError: n must be a non-negative int, got str '3'
+    >>> non_negative_int(-1, "n")
+    Traceback (most recent call last):
+        ...
+    ValueError: n must be >= 0, got -1
+    """
+    return _int_at_least(value, name, 0, maximum)
+
+
+def _int_at_least(value: object, name: str, minimum: int, maximum: int | None) -> int:
+    kind = "a positive int" if minimum == 1 else "a non-negative int"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {shown(value)}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {shown(value)}")
+        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {shown(value)}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {shown(value)}")
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be at most {maximum}, got {shown(value)}")
     return int(value)

@@ -15,12 +15,14 @@ from neardup_lab import (
     UnionFind,
     candidate_pair_array,
     dedup,
+    hamming,
     hash_shingles,
     jaccard,
     make_corpus,
+    simhash,
     word_shingles,
 )
-from neardup_lab.engine.pipeline import prepare
+from neardup_lab.engine.pipeline import check_jobs, prepare
 from neardup_lab.engine.settings import MAX_NUM_PERM, Settings
 
 # --- settings that cannot work fail at once, before any allocation --------------------------
@@ -192,3 +194,32 @@ def test_a_10_mb_document_needs_bounded_memory():
         capture_output=True, text=True, timeout=300, check=True,
     ).stdout
     assert int(out.strip()) < 500  # MB above the process before dedup
+
+
+
+WRONG_TYPES = {
+    "UnionFind": lambda: UnionFind("3"),
+    "simhash": lambda: simhash({"a"}, bits="64"),
+    "make_corpus": lambda: make_corpus("3"),
+    "check_jobs": lambda: check_jobs("2"),
+    "hamming": lambda: hamming(1.5, 3),
+}
+BAD_VALUES = {
+    "UnionFind": lambda: UnionFind(-1),
+    "simhash": lambda: simhash({"a"}, bits=65),
+    "make_corpus": lambda: make_corpus(-3),
+    "check_jobs": lambda: check_jobs(0),
+    "hamming": lambda: hamming(-1, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_TYPES))
+def test_a_wrong_type_is_a_type_error(name: str) -> None:
+    with pytest.raises(TypeError, match="must be"):
+        WRONG_TYPES[name]()
+
+
+@pytest.mark.parametrize("name", sorted(BAD_VALUES))
+def test_a_bad_value_is_a_value_error(name: str) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        BAD_VALUES[name]()

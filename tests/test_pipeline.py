@@ -135,9 +135,11 @@ def test_other_schemes_find_the_same_families(corpus, scheme):
     assert result.params["scheme"] == scheme
 
 
-@pytest.mark.parametrize("bad", [0, -2, 1.5, True])
-def test_n_jobs_checked(bad):
-    with pytest.raises(ValueError, match="n_jobs"):
+@pytest.mark.parametrize(
+    ("bad", "error"), [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError)]
+)
+def test_n_jobs_checked(bad, error):
+    with pytest.raises(error, match="n_jobs"):
         dedup(["a b"], n_jobs=bad)
 
 

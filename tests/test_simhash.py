@@ -52,8 +52,10 @@ def test_hamming():
     assert hamming(0, 0) == 0
     assert hamming(0, 2**64 - 1) == 64
     assert hamming(0b1010, 0b0110) == 2
-    with pytest.raises(TypeError, match="-1"):
+    with pytest.raises(ValueError, match="-1"):
         hamming(-1, 3)
+    with pytest.raises(TypeError, match="str"):
+        hamming("3", 3)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +67,9 @@ def test_simhash_errors(bad, error):
         simhash(bad)
 
 
-@pytest.mark.parametrize("bits", [0, 65, 1.5])
-def test_simhash_bits_checked(bits):
-    with pytest.raises(ValueError, match="bits"):
+@pytest.mark.parametrize(
+    ("bits", "error"), [(0, ValueError), (65, ValueError), (1.5, TypeError), ("64", TypeError)]
+)
+def test_simhash_bits_checked(bits, error):
+    with pytest.raises(error, match="bits"):
         simhash(["a"], bits=bits)

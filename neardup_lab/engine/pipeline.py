@@ -331,7 +331,10 @@ def check_jobs(n_jobs: object) -> int:
         ...
     ValueError: n_jobs=10000 is more workers than this machine can use: ...
     """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int):
+        kind = type(n_jobs).__name__
+        raise TypeError(f"n_jobs must be a positive int or -1 (all cores), got {kind} {n_jobs!r}")
+    if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}")
     most = limits.most_workers()
     if n_jobs > most:
