@@ -93,7 +93,9 @@ def vocabulary(size: int = 6000) -> tuple[str, ...]:
 @lru_cache(maxsize=8)
 def _zipf_cdf(size: int, exponent: float) -> np.ndarray:
     weights = 1.0 / np.arange(1, size + 1) ** exponent
-    return np.cumsum(weights / weights.sum())
+    cdf = np.cumsum(weights / weights.sum())
+    cdf.setflags(write=False)  # cached: shared by every caller
+    return cdf
 
 
 @lru_cache(maxsize=8)
@@ -102,7 +104,9 @@ def _token_forms(size: int) -> np.ndarray:
     vocab = vocabulary(size)
     forms = list(vocab) + [w.capitalize() for w in vocab]
     forms += [w + "." for w in forms]
-    return np.array(forms, dtype=object)
+    table = np.array(forms, dtype=object)
+    table.setflags(write=False)  # cached: shared by every caller
+    return table
 
 
 def _articles(rng: np.random.Generator, count: int, n_words: int, size: int, exponent: float) -> list[str]:

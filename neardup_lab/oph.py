@@ -70,7 +70,9 @@ def _probe_table(num_perm: int, seed: int, probes: int) -> np.ndarray:
     counters = np.arange(probes * num_perm, dtype=np.uint64)
     with np.errstate(over="ignore"):
         h = splitmix64(counters + _seed_offset(seed, 0xD15))
-    return _fast_range(h, num_perm).reshape(probes, num_perm)
+    table = _fast_range(h, num_perm).reshape(probes, num_perm)
+    table.setflags(write=False)  # cached: shared by every caller
+    return table
 
 
 def densify(signatures: np.ndarray, seed: int) -> np.ndarray:

@@ -83,3 +83,11 @@ def test_flat_signing_checks_lengths():
         MinHasher(8).signatures_flat(np.zeros(3, dtype=np.uint64), np.array([1, 1]))
     with pytest.raises(TypeError, match="uint64"):
         MinHasher(8).signatures_flat(np.zeros(3, dtype=np.int64), np.array([3]))
+
+
+def test_the_cached_probe_table_cannot_be_changed_by_a_caller() -> None:
+    from neardup_lab.oph import _probe_table
+
+    table = _probe_table(16, 1, 4)
+    with pytest.raises(ValueError, match="read-only"):
+        table[0, 0] = 3

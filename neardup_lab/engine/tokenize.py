@@ -124,6 +124,7 @@ def _expanders() -> np.ndarray:
     table = np.zeros(0x30001, dtype=bool)
     for cp in range(0x30000):
         table[cp] = bool(unicodedata.decomposition(chr(cp))) and len(_char_nfkc(chr(cp))) >= 4
+    table.setflags(write=False)  # cached: shared by every caller
     return table
 
 
