@@ -495,7 +495,7 @@ def dedup(
     verify: str = "exact",
     keeper: str = "first",
     n_jobs: int = 1,
-    progress: bool | None = None,
+    progress: bool = False,
     bbits: int | None = None,
     max_df: float | int | None = None,
 ) -> DedupResult:
@@ -518,14 +518,13 @@ def dedup(
 
     The settings are checked by :class:`~neardup_lab.engine.settings.Settings`;
     ``bands``/``rows`` default to :func:`~neardup_lab.lsh.optimal_params` weighted by
-    :data:`~neardup_lab.engine.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands
-    of 7 rows). ``progress`` shows a bar (default: only when standard error is a
-    terminal). ``bbits`` keeps only that many low bits of each value (b-bit
-    MinHash) for banding and estimates. ``max_df`` ignores the shingles found in more
-    than that share (float) or count (int) of the documents, when signing and verifying
-    (shared boilerplate: :mod:`~neardup_lab.docfreq`); a document left with no shingle then
-    joins only its exact copies, and every document's ids are kept for verification.
-    Warns when word shingles meet text written without spaces;
+    :data:`~neardup_lab.engine.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands of 7
+    rows). ``progress`` shows a bar on standard error (default: none). ``bbits`` keeps only that
+    many low bits of each value (b-bit MinHash) for banding and estimates. ``max_df`` ignores
+    the shingles found in more than that share (float) or count (int) of the documents, when
+    signing and verifying (shared boilerplate: :mod:`~neardup_lab.docfreq`); a document left
+    with no shingle then joins only its exact copies, and every document's ids are kept for
+    verification. Warns when word shingles meet text written without spaces;
     :func:`candidates_warning` says when candidate pairs per document explode.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
@@ -559,13 +558,12 @@ def dedup(
             UserWarning,
             stacklevel=2,
         )
-    show = sys.stderr.isatty() if progress is None else progress
     clock, exact, n = _Clock(), settings.verify == "exact", len(docs)
     with clock.stage("signatures"):  # the exact-copy keys are computed here too
         drop = None if settings.max_df is None else frequent_shingle_ids(docs, settings, jobs)
         # With max_df every document's ids are kept: ids derived again would hold frequent ones.
         budget = limits.IDS_BUDGET if exact and drop is None else None if exact else 0
-        prepared = prepare_many(docs, settings, jobs, show, budget, ids="raw", drop=drop)
+        prepared = prepare_many(docs, settings, jobs, bool(progress), budget, ids="raw", drop=drop)
 
     with clock.stage("exact"):
         first: dict[bytes, int] = {}
