@@ -90,7 +90,7 @@ _BRACKET = re.compile(r"[\[\]{}]")
 def _parse(line: str) -> tuple[object, str | None]:
     """The value on one JSONL line and None, or None and why it cannot be read."""
     if nested_too_deeply(line):
-        return None, f"values are nested more than {limits.MAX_JSON_NESTING} deep; flatten the record"
+        return None, f"values are nested too deeply (over {limits.MAX_JSON_NESTING} levels); flatten the record"
     try:
         return json.loads(line), None
     except json.JSONDecodeError as err:
