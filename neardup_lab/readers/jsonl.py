@@ -90,7 +90,8 @@ _BRACKET = re.compile(r"[\[\]{}]")
 def _parse(line: str) -> tuple[object, str | None]:
     """The value on one JSONL line and None, or None and why it cannot be read."""
     if nested_too_deeply(line):
-        return None, f"values are nested too deeply (over {limits.MAX_JSON_NESTING} levels); flatten the record"
+        levels = limits.MAX_JSON_NESTING
+        return None, f"values are nested too deeply (over {levels} levels); flatten the record"
     try:
         return json.loads(line), None
     except json.JSONDecodeError as err:
