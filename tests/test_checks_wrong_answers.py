@@ -212,6 +212,22 @@ def test_the_hard_lines_of_licence_bodies_stay(capsys):
         assert not lab7_licences.is_copyright_notice(line), line
 
 
+# ------------------------------------------------------------------ lab 2
+
+
+def test_estimate_that_compares_whole_signatures_first_fails_on_numpy_ones(capsys):
+    def whole_first(sig_a, sig_b):  # `==` of two numpy arrays is an array: `if` raises
+        if len(sig_a) != len(sig_b):
+            raise ValueError("signatures of different lengths")
+        if sig_a == sig_b:
+            return 1.0
+        return sum(x == y for x, y in zip(sig_a, sig_b)) / len(sig_a)
+
+    cases, out = failing(checks.check_estimate_similarity, whole_first, capsys)
+    assert "numpy arrays" in out and "ambiguous" in out
+    assert graded_share(checks.check_estimate_similarity, whole_first, capsys) < 1
+
+
 # ------------------------------------------------------------------ lab 4
 
 
