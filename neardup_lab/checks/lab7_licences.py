@@ -11,7 +11,7 @@ A UTF-8 byte-order mark at the start of a file is not text: the browser's file s
 JupyterLite) drops it when the kernel reads the file, so a file whose bytes equal the
 manifest's once the mark is put back counts as unchanged, and every text is given without
 the mark, in a browser as on a laptop. A file that really differs (or is missing) stays in
-the corpus as it is, listed in :attr:`LicenceCorpus.changed`: the notebook still runs, and
+the corpus as it is, listed in ``LicenceCorpus.changed``: the notebook still runs, and
 every check of the lab fails saying which files to put back and how.
 """
 
@@ -184,7 +184,7 @@ def licence_corpus(folder: str | os.PathLike | None = None) -> LicenceCorpus:
     """The licence files, checked against their manifest (see the module docstring for where from).
 
     When a file differs from the manifest, a note on standard error says which and how to
-    put it back (see :func:`corpus_problem`), and the corpus comes back as it is.
+    put it back (see ``corpus_problem``), and the corpus comes back as it is.
 
     >>> corpus = licence_corpus()
     >>> len(corpus.names) == len(corpus.texts) > 100, corpus.changed
@@ -528,8 +528,8 @@ def check_distinct_texts(clusters: Any) -> CheckResult:
     notices reach Jaccard >= 0.9, directly or through a chain of such pairs. The answer is
     the list of clusters (sets of file indices, files without a partner included). The
     notebook checks properties every right answer has: a partition of the files into a
-    number of clusters within :data:`DISTINCT_RANGE`, files with the same text together and
-    unlike licences apart, and the pairs of :data:`DISTINCT_PAIRS` together or apart. No
+    number of clusters within ``DISTINCT_RANGE``, files with the same text together and
+    unlike licences apart, and the pairs of ``DISTINCT_PAIRS`` together or apart. No
     message says whether the number of clusters is too high or too low inside the range;
     grading compares every cluster with the grader's own.
 
