@@ -269,6 +269,14 @@ def test_dedup_counts_the_candidates_itself(capsys):
     assert "not joined by any verified candidate" in out
 
 
+def test_dedup_with_a_banding_that_only_just_meets_recall_fails(capsys, grader):
+    # 11 x 11 meets recall 0.95 on the hidden corpus (0.966) but not on every corpus
+    cases, out = failing(checks.check_dedup, lambda docs: _pipeline(docs, 11, 11), capsys)
+    assert not [c for c in cases if c.startswith("hidden corpus")], out
+    assert [c for c in cases if c.startswith("another hidden corpus")], out
+    assert checks.check_dedup(lambda docs: _pipeline(docs, 18, 7)).passed
+
+
 def test_dedup_that_raises_on_bigger_corpora_gets_under_half(capsys, grader):
     def small_only(docs):
         if len(docs) > 20:
