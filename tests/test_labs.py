@@ -355,3 +355,18 @@ def test_lab2_hash_demo_in_a_page_shows_what_it_prints_on_a_computer(capsys):
     first, *rest = capsys.readouterr().out.splitlines()
     assert "cannot start Python processes" in first
     assert rest == native.splitlines()  # the lines a computer printed, which nbval re-checks
+
+
+def test_lab7_with_a_changed_data_file_runs_and_every_check_says_what_to_put_back(tmp_path):
+    data = tmp_path / "data" / "licences"
+    shutil.copytree(ROOT / "book" / "data" / "licences", data)
+    changed = data / "files" / "attrs" / "licenses" / "LICENSE.txt"
+    changed.write_text(changed.read_text(encoding="utf-8") + "\nedited\n", encoding="utf-8")
+    nb = _execute_alone(SOLUTIONS / "lab07_real_text.ipynb", tmp_path)  # raises if a cell fails
+    text = _text_outputs(nb)
+    stderr = "".join(o.text for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr")
+    assert "1 licence file differs from the copy the lab came with: attrs/licenses/LICENSE.txt" in stderr
+    for name in checks.LABS["lab07"]:
+        assert f"FAIL {name}: 1 of 1 cases fail" in text, name
+    assert text.count('case "the lab\'s licence files"') == len(checks.LABS["lab07"])
+    assert "copy the folder data/licences again" in text.lower()
