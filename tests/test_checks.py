@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import unicodedata
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -831,25 +832,78 @@ def test_distinct_texts(capsys):
     passes(checks.check_distinct_texts, [sorted(c) for c in reversed(clusters)], capsys)
     n = len(checks.licence_corpus().names)
     cd = checks.check_distinct_texts
-    caught(cd, [c for c in clusters if len(c) > 1], "every file in one cluster", capsys, "in no cluster")
-    caught(cd, [{i} for i in range(n)], "equal texts together", capsys, "same text")
-    caught(cd, len(clusters), "every file in one cluster", capsys, "a list of clusters")
-    caught(cd, [*clusters, {0}], "every file in one cluster", capsys, "in two clusters")
+    caught(cd, [c for c in clusters if len(c) > 1], "a partition of the files", capsys, "in no cluster")
+    caught(cd, [{i} for i in range(n)], "same texts together, unlike licences apart", capsys, "same text")
+    caught(cd, [set(range(n))], "same texts together, unlike licences apart", capsys, "reach only Jaccard")
+    caught(cd, [set(range(n))], "a partition of the files", capsys, "1 cluster:")
+    caught(cd, len(clusters), "a partition of the files", capsys, "a list of clusters")
+    caught(cd, [*clusters, {0}], "a partition of the files", capsys, "in two clusters")
 
 
-def test_licence_corpus_is_checked_against_its_manifest(tmp_path, monkeypatch):
+def _changed_copy(tmp_path, change) -> Path:
+    """A copy of the licence corpus with ``change(files_folder)`` applied."""
     import shutil
 
-    source = checks.lab7_licences.licence_folder()
     copy = tmp_path / "licences"
-    shutil.copytree(source, copy)
+    shutil.copytree(checks.lab7_licences.licence_folder(), copy)
+    change(copy / "files")
+    return copy
+
+
+_BOM_FILES = [
+    checks.lab7_licences.licence_folder() / "files" / name
+    for name in ("partd/LICENSE.txt", "distributed/licenses/LICENSE.txt")
+]
+
+
+def test_a_licence_file_that_lost_its_byte_order_mark_counts_as_unchanged(tmp_path, capsys):
+    def drop_boms(files):  # what the browser's file system does to the two files that have one
+        for path in files.rglob("*.txt"):
+            raw = path.read_bytes()
+            path.write_bytes(raw.removeprefix(b"\xef\xbb\xbf"))
+
+    native = checks.licence_corpus()
+    browser = checks.licence_corpus(_changed_copy(tmp_path, drop_boms))
+    assert browser.changed == () and capsys.readouterr().err == ""
+    assert browser.texts == native.texts  # the same texts, so the same numbers and verdicts
+    assert not any(text.startswith("\ufeff") for text in native.texts)
+    assert any(path.read_bytes().startswith(b"\xef\xbb\xbf") for path in _BOM_FILES)
+
+
+def test_a_changed_corpus_fails_every_check_saying_what_to_put_back(tmp_path, monkeypatch, capsys):
+    def change(files):
+        path = files / "partd" / "LICENSE.txt"
+        path.write_bytes(path.read_bytes() + b"tampered")
+        (files / "xxhash" / "licenses" / "LICENSE.txt").unlink()
+        first = files / "mdurl" / "LICENSE.txt"  # only a byte-order mark added: a change too
+        first.write_bytes(b"\xef\xbb\xbf" + first.read_bytes())
+
+    copy = _changed_copy(tmp_path, change)
     corpus = checks.licence_corpus(copy)
-    assert corpus.names == checks.licence_corpus().names
-    first = next((copy / "files").rglob("*.txt"))
-    first.write_text(first.read_text(encoding="utf-8") + "tampered", encoding="utf-8")
-    checks.lab7_licences._read.cache_clear()
-    with pytest.raises(ValueError, match="checksum"):
-        checks.licence_corpus(copy)
+    err = capsys.readouterr().err
+    assert sorted(corpus.changed) == ["mdurl/LICENSE.txt", "partd/LICENSE.txt", "xxhash/licenses/LICENSE.txt"]
+    assert "3 licence files differ" in err and "data/licences again" in err
+    assert corpus.texts[corpus.names.index("xxhash/licenses/LICENSE.txt")] == ""
+    monkeypatch.setenv(checks.lab7_licences.LICENCES_ENV, str(copy))
+    clusters = [{i} for i in range(len(corpus.names))]
+    for check, answer in (
+        (checks.check_strip_copyright, lambda text: text),
+        (checks.check_containment_of, lambda a, b: 1.0),
+        (checks.check_distinct_texts, clusters),
+    ):
+        result = caught(check, answer, "the lab's licence files", capsys, "partd/LICENSE.txt")
+        assert result.cases == 1 and "run the notebook again" in result.failures[0].detail
+    monkeypatch.setattr(checks.lab7_licences.sys, "platform", "emscripten")
+    problem = checks.lab7_licences.corpus_problem(corpus)
+    assert "os.remove('" in problem and "zip" not in problem
+    monkeypatch.delenv(checks.lab7_licences.LICENCES_ENV)
+    passes(checks.check_containment_of, checks.lab7_licences.containment, capsys)  # the shipped copy
+
+
+def test_licence_corpus_is_found_in_its_places(tmp_path, monkeypatch):
+    source = checks.lab7_licences.licence_folder()
+    copy = _changed_copy(tmp_path, lambda files: None)
+    assert checks.licence_corpus(copy).names == checks.licence_corpus().names
     monkeypatch.setenv(checks.lab7_licences.LICENCES_ENV, str(tmp_path / "nowhere"))
     monkeypatch.chdir(tmp_path)
     assert checks.lab7_licences.licence_folder() == source  # the repository's copy is the last place

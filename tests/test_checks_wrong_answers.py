@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from neardup_lab import (
+    brute_force_pairs,
     candidate_pairs,
     char_shingles,
     checks,
@@ -146,6 +147,60 @@ def test_distinct_texts_cannot_be_bisected(capsys, grader):
     assert graded_share(checks.check_distinct_texts, len(right), capsys) == 0
 
 
+def _licence_clusters(strip: bool = True, k: int = 5, threshold: float = 0.9) -> list[set[int]]:
+    texts = checks.licence_corpus().texts
+    sets = [word_shingles(_strip(t) if strip else t, k) for t in texts]
+    return clusters_from_pairs(len(sets), brute_force_pairs(sets, threshold))
+
+
+NEAR_MISSES = {  # answers of lab 7's last question that each break one part of the rule
+    "notices kept": {"strip": False},
+    "3-word shingles": {"k": 3},
+    "4-word shingles": {"k": 4},
+    "threshold 0.8": {"threshold": 0.8},
+    "threshold 0.85": {"threshold": 0.85},
+}
+
+
+@pytest.mark.parametrize("wrong", sorted(NEAR_MISSES))
+def test_distinct_texts_by_a_near_miss_of_the_rule_fail(wrong, capsys, grader):
+    clusters = _licence_clusters(**NEAR_MISSES[wrong])
+    assert sorted(map(sorted, clusters)) != [list(c) for c in grader.lab7.distinct_clusters()]
+    cases, out = failing(checks.check_distinct_texts, clusters, capsys)
+    assert set(cases) & {label for label, _, _ in lab7_licences.DISTINCT_PAIRS}, out
+    assert graded_share(checks.check_distinct_texts, clusters, capsys) < 0.6
+
+
+def test_distinct_texts_of_one_cluster_or_none_earn_nothing(capsys, grader):
+    n = len(checks.licence_corpus().names)
+    for clusters in ([set(range(n))], [{i} for i in range(n)]):
+        result = checks.check_distinct_texts(clusters)
+        capsys.readouterr()
+        assert len(result.failures) == result.cases  # every case the notebook shows fails
+        assert graded_share(checks.check_distinct_texts, clusters, capsys) == 0
+    right = _licence_clusters()
+    assert checks.check_distinct_texts(right).passed
+    assert graded_share(checks.check_distinct_texts, right, capsys) == 1
+
+
+def test_the_pairs_the_notebook_checks_agree_with_the_grader(grader):
+    corpus = checks.licence_corpus()
+    index = {name: i for i, name in enumerate(corpus.names)}
+    reference = grader.lab7.distinct_clusters()
+    where = {i: k for k, c in enumerate(reference) for i in c}
+    raw = [word_shingles(t, 5) for t in corpus.texts]
+    stripped = [word_shingles(_strip(t), 5) for t in corpus.texts]
+    for label, together, apart in lab7_licences.DISTINCT_PAIRS:
+        i, j = (index[name] for name in together)
+        assert where[i] == where[j], label
+        # joined only once the notices are gone
+        assert jaccard(raw[i], raw[j]) < 0.9 <= jaccard(stripped[i], stripped[j]), label
+        i, j = (index[name] for name in apart)
+        assert where[i] != where[j], label
+    low, high = lab7_licences.DISTINCT_RANGE
+    assert low < len(reference) < high
+
+
 def test_the_hard_lines_of_licence_bodies_stay(capsys):
     def line_start(text):  # the old rule: every line that begins with a mark goes
         start = re.compile(r"^\s*(?:copyright(?=[\s:]|$)|©|\(c\))", re.IGNORECASE)
@@ -155,6 +210,22 @@ def test_the_hard_lines_of_licence_bodies_stay(capsys):
     assert {"a wrapped BSD line stays", "a wrapped disclaimer stays", "an Apache clause stays"} <= set(cases)
     for line in lab7_licences.HARD_LINES:
         assert not lab7_licences.is_copyright_notice(line), line
+
+
+# ------------------------------------------------------------------ lab 2
+
+
+def test_estimate_that_compares_whole_signatures_first_fails_on_numpy_ones(capsys):
+    def whole_first(sig_a, sig_b):  # `==` of two numpy arrays is an array: `if` raises
+        if len(sig_a) != len(sig_b):
+            raise ValueError("signatures of different lengths")
+        if sig_a == sig_b:
+            return 1.0
+        return sum(x == y for x, y in zip(sig_a, sig_b)) / len(sig_a)
+
+    cases, out = failing(checks.check_estimate_similarity, whole_first, capsys)
+    assert "numpy arrays" in out and "ambiguous" in out
+    assert graded_share(checks.check_estimate_similarity, whole_first, capsys) < 1
 
 
 # ------------------------------------------------------------------ lab 4
@@ -196,6 +267,14 @@ def test_dedup_counts_the_candidates_itself(capsys):
     cases, out = failing(checks.check_dedup, brute_force_no_candidates, capsys)
     assert "hidden corpus: the clusters come from the candidates" in cases
     assert "not joined by any verified candidate" in out
+
+
+def test_dedup_with_a_banding_that_only_just_meets_recall_fails(capsys, grader):
+    # 11 x 11 meets recall 0.95 on the hidden corpus (0.966) but not on every corpus
+    cases, out = failing(checks.check_dedup, lambda docs: _pipeline(docs, 11, 11), capsys)
+    assert not [c for c in cases if c.startswith("hidden corpus")], out
+    assert [c for c in cases if c.startswith("another hidden corpus")], out
+    assert checks.check_dedup(lambda docs: _pipeline(docs, 18, 7)).passed
 
 
 def test_dedup_that_raises_on_bigger_corpora_gets_under_half(capsys, grader):

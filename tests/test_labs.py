@@ -315,3 +315,58 @@ def test_generator_drops_solution_only_cells_and_outputs():
     nb.cells = [nb.cells[0]]
     with pytest.raises(make_labs.MarkerError, match="nothing for the student"):
         make_labs.student_notebook(nb)
+
+
+# ------------------------------------------------------- in a browser page
+
+#: Calls a browser page's Python (Pyodide, ``sys.platform == "emscripten"``) cannot make.
+NATIVE_ONLY = re.compile(
+    r"\b(subprocess|multiprocessing|threading|concurrent\.futures|fcntl|os\.fork)\b|n_jobs\s*=\s*(?!1\b)"
+)
+
+
+@pytest.mark.parametrize("path", SOLUTION_PATHS + STUDENT_PATHS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_native_only_code_has_a_browser_branch(path):
+    """A cell that starts processes or threads says what it does on a computer when run in a page."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code" or cell.source.lstrip().startswith(("import", "from")):
+            continue
+        if NATIVE_ONLY.search(cell.source):
+            assert 'sys.platform == "emscripten"' in cell.source, cell.source
+
+
+def test_lab2_hash_demo_in_a_page_shows_what_it_prints_on_a_computer(capsys):
+    import os
+    import types
+
+    nb = nbformat.read(SOLUTIONS / "lab02_minhash.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "def value_in_new_process" in c.source)
+    native = "".join(o.text for o in cell.outputs if o.output_type == "stream")
+
+    def no_processes(*args, **kwargs):
+        raise OSError("a page cannot start processes")
+
+    page = {
+        "os": os,
+        "sys": types.SimpleNamespace(platform="emscripten", executable=""),
+        "subprocess": types.SimpleNamespace(run=no_processes),
+    }
+    exec(cell.source, page)
+    first, *rest = capsys.readouterr().out.splitlines()
+    assert "cannot start Python processes" in first
+    assert rest == native.splitlines()  # the lines a computer printed, which nbval re-checks
+
+
+def test_lab7_with_a_changed_data_file_runs_and_every_check_says_what_to_put_back(tmp_path):
+    data = tmp_path / "data" / "licences"
+    shutil.copytree(ROOT / "book" / "data" / "licences", data)
+    changed = data / "files" / "attrs" / "licenses" / "LICENSE.txt"
+    changed.write_text(changed.read_text(encoding="utf-8") + "\nedited\n", encoding="utf-8")
+    nb = _execute_alone(SOLUTIONS / "lab07_real_text.ipynb", tmp_path)  # raises if a cell fails
+    text = _text_outputs(nb)
+    stderr = "".join(o.text for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr")
+    assert "1 licence file differs from the copy the lab came with: attrs/licenses/LICENSE.txt" in stderr
+    for name in checks.LABS["lab07"]:
+        assert f"FAIL {name}: 1 of 1 cases fail" in text, name
+    assert text.count('case "the lab\'s licence files"') == len(checks.LABS["lab07"])
+    assert "copy the folder data/licences again" in text.lower()

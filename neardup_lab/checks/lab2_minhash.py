@@ -229,7 +229,7 @@ def check_estimate_similarity(func: Callable[[list[int], list[int]], float]) -> 
     """Check an ``estimate_similarity(sig_a, sig_b) -> float``: the share of equal positions.
 
     >>> check_estimate_similarity(_lab_estimate_checked).passed
-    PASS check_estimate_similarity: all 8 cases pass
+    PASS check_estimate_similarity: all 9 cases pass
     True
     """
     share = "Compare the signatures position by position and return the share of positions that agree."
@@ -261,7 +261,7 @@ def check_estimate_similarity(func: Callable[[list[int], list[int]], float]) -> 
             "(zip() would silently drop the extra positions).",
         )
     )
-    cases.append(estimate_case(func, 31))
+    cases += [estimate_case(func, 31), estimate_case(func, 32)]  # lists, then numpy arrays (even seeds)
     return run_check("check_estimate_similarity", func, cases)
 
 
