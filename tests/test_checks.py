@@ -221,6 +221,7 @@ def test_minhash_signature(capsys):
     )
 
 
+@pytest.mark.native("starts Python processes")
 @pytest.mark.slow  # starts Python processes with different hash seeds
 def test_minhash_signature_with_builtin_hash_fails_in_every_process():
     program = textwrap.dedent(
@@ -870,6 +871,7 @@ def test_a_licence_file_that_lost_its_byte_order_mark_counts_as_unchanged(tmp_pa
     assert any(path.read_bytes().startswith(b"\xef\xbb\xbf") for path in _BOM_FILES)
 
 
+@pytest.mark.native("checks the computer's wording and the corpus beside the package in a checkout")
 def test_a_changed_corpus_fails_every_check_saying_what_to_put_back(tmp_path, monkeypatch, capsys):
     def change(files):
         path = files / "partd" / "LICENSE.txt"
@@ -900,6 +902,7 @@ def test_a_changed_corpus_fails_every_check_saying_what_to_put_back(tmp_path, mo
     passes(checks.check_containment_of, checks.lab7_licences.containment, capsys)  # the shipped copy
 
 
+@pytest.mark.native("finds the corpus beside the package in a checkout")
 def test_licence_corpus_is_found_in_its_places(tmp_path, monkeypatch):
     source = checks.lab7_licences.licence_folder()
     copy = _changed_copy(tmp_path, lambda files: None)

@@ -403,6 +403,7 @@ def test_the_package_ships_no_reference_answer_or_grading_case():
     assert not list(package.rglob("grading"))
 
 
+@pytest.mark.native("builds a wheel (nbformat, processes)")
 def test_make_labs_refuses_a_wheel_with_grading_files(tmp_path):
     import importlib.util
     import zipfile
