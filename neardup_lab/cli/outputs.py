@@ -74,9 +74,29 @@ def _option_name(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def _is_within(path: str, folder: str) -> bool:
-    """True when the real path ``path`` is ``folder`` or lies below it."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+def _identity(path: str) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of what ``path`` leads to, or None when nothing is there.
+
+    Paths are compared by this, never by their text: a bind mount or a hard link shows one
+    file under two names.
+    """
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _below_any(path: str, folders: set[tuple[int, int]]) -> bool:
+    """True when a folder on the way up from ``path`` is one of ``folders`` (identities)."""
+    here = os.path.dirname(os.path.abspath(path))
+    while True:
+        if _identity(here) in folders:
+            return True
+        up = os.path.dirname(here)
+        if up == here:
+            return False
+        here = up
 
 
 def _output_problem(path: str, args: argparse.Namespace) -> str | None:
@@ -84,18 +104,17 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
     real = os.path.realpath(path)
     folder, index = os.path.dirname(real), getattr(args, "index", None)
     risk = "where it could overwrite the index; " + _ELSEWHERE
-    if real in {os.path.realpath(p) for p in args.inputs}:
+    inputs = {_identity(p) for p in args.inputs} - {None}
+    if _identity(path) in inputs:
         return " is one of the inputs; " + _ELSEWHERE
-    if index is not None and _is_within(real, os.path.realpath(index)):
+    if index is not None and (_identity(path) == _identity(index) or _below_any(real, {_identity(index)})):
         return f" is inside the index folder {posix(index)}, {risk}"
     if os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(os.path.join(folder, LOCK_NAME)):
         return f" is inside a saved index folder, {risk}"
     # A new file reached through a link inside an input folder too (an existing one is an input).
-    lexical = os.path.abspath(path) if not os.path.exists(path) else real
-    folders = [(os.path.realpath(p), os.path.abspath(p)) for p in args.inputs]
-    if real.lower().endswith(".txt") and any(
-        _is_within(real, i) or _is_within(lexical, a) for i, a in folders if os.path.isdir(i)
-    ):
+    folders = {_identity(p) for p in args.inputs if os.path.isdir(p)} - {None}
+    lexical = not os.path.exists(path) and _below_any(path, folders)
+    if real.lower().endswith(".txt") and (_below_any(real, folders) or lexical):
         later = "so a later run would read it as a document"
         return f" is a .txt file inside an input folder, {later}; {_ELSEWHERE}"
     if os.path.isdir(path):
@@ -134,17 +153,17 @@ def check_outputs(args: argparse.Namespace) -> str | None:
         if fmt is None:
             hint = "end it in .jsonl or .csv, or give --out-format"
             raise UsageError(f"cannot tell the format of --out {args.out} from its name; {hint}")
-    given: dict[str, str] = {}  # real path -> option
+    given: dict[object, str] = {}  # identity (or real path) -> option
     for option in _OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if path is not None:
             problem = _output_problem(path, args) or _compression_problem(option, path)
             if problem:
                 raise UsageError(f"{_option_name(option)} {path}{problem}")
-            real = os.path.realpath(path)
-            if real in given:
-                raise UsageError(f"{_option_name(given[real])} and {_option_name(option)} name the same file")
-            given[real] = option
+            same = _identity(path) or os.path.realpath(path)  # a new file: its name is all there is
+            if same in given:
+                raise UsageError(f"{_option_name(given[same])} and {_option_name(option)} name the same file")
+            given[same] = option
     return fmt
 
 
@@ -153,9 +172,13 @@ def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
 
     >>> check_not_read(argparse.Namespace(out="c.jsonl", problems=None), set())
     """
+    read: set[tuple[int, int] | None] | None = None
     for option in _OUTPUT_OPTIONS:
         path = getattr(args, option, None)
-        if path is not None and os.path.realpath(path) in input_files:
+        if path is None or _identity(path) is None:
+            continue
+        read = read if read is not None else {_identity(p) for p in input_files}
+        if _identity(path) in read:
             raise UsageError(f"{_option_name(option)} {path} is one of the files read as input; {_ELSEWHERE}")
 
 
