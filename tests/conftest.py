@@ -71,6 +71,7 @@ NATIVE_ONLY = {
     "test_hostile3_outputs.py": "runs the command line on devices, links and processes",
     "test_hostile3_index.py": "runs the command line on saved indexes, with processes",
     "test_hostile4_identity.py": "mounts folders and runs the command line in processes",
+    "test_hostile4_csv.py": "runs the command line in processes",
     "test_store_crash.py": "kills processes while they write",
     "test_store_concurrency.py": "queries while another process adds",
     "test_distributed.py": "starts a Dask cluster (processes; Dask is not in the page)",

@@ -24,7 +24,7 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -320,6 +320,35 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
         raise
 
 
+class CsvRows:
+    r"""Rows written as CSV to ``f``, each ending in ``\n``, a field holding a carriage return, a
+    line feed, the delimiter or a quote quoted.
+
+    (``csv.writer`` quotes only the characters of its own line end: with ``"\n"`` a bare ``"\r"``
+    went out unquoted and split the row for the next reader.)
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> CsvRows(out).writerow(["a\rb", "c"])
+    >>> out.getvalue()
+    '"a\rb",c\n'
+    """
+
+    def __init__(self, f: IO[str], delimiter: str = ",") -> None:
+        self._f, self._row = f, io.StringIO()
+        self._writer = csv.writer(self._row, delimiter=delimiter, lineterminator="\r\n")
+
+    def writerow(self, row: Sequence[object]) -> None:
+        self._row.seek(0)
+        self._row.truncate()
+        self._writer.writerow(row)
+        self._f.write(self._row.getvalue()[:-2] + "\n")
+
+    def writerows(self, rows: Iterable[Sequence[object]]) -> None:
+        for row in rows:
+            self.writerow(row)
+
+
 def _rows_writer(fmt: str, nested: list[dict], flat: list[dict], columns: list[str]) -> Writer:
     """A writer of one JSON line per ``nested`` record, or a CSV table of the ``flat`` rows."""
 
@@ -327,9 +356,9 @@ def _rows_writer(fmt: str, nested: list[dict], flat: list[dict], columns: list[s
         if fmt == "jsonl":
             f.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in nested)
         else:
-            writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(flat)
+            rows = CsvRows(f)
+            rows.writerow(columns)
+            rows.writerows([row.get(column, "") for column in columns] for row in flat)
 
     return write
 
@@ -525,7 +554,7 @@ def _csv_header(path: str, args: argparse.Namespace) -> list[str] | None:
     return first[1] if isinstance(first, tuple) else None
 
 
-def _copy_csv(rows: Any, path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
+def _copy_csv(rows: CsvRows, path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
     left = set(wanted)
     found = csv_rows(path, args.encoding, args.max_bytes, args.delimiter)
     header: list[str] = next((item[1] for item in found if isinstance(item, tuple)), [])
@@ -558,7 +587,7 @@ def _write_csv(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argp
     if header is None:
         return
     text = io.TextIOWrapper(raw, encoding=args.encoding, errors="surrogateescape", newline="")
-    rows = csv.writer(text, delimiter=csv_delimiter(paths[0], args.delimiter), lineterminator="\n")
+    rows = CsvRows(text, delimiter=csv_delimiter(paths[0], args.delimiter))
     rows.writerow(header)
     for source, wanted in grouped.items():
         _copy_csv(rows, sources[source].path, wanted, args)
