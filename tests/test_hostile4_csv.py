@@ -35,3 +35,18 @@ def test_every_byte_value_round_trips_through_the_csv_outputs(tmp_path: Path) ->
     clusters = _read(tmp_path / "clusters.csv")
     column = clusters[0].index("id")
     assert sorted(row[column] for row in clusters[1:]) == sorted(row[0] for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("source", "out", "delimiter"), [("in.csv", "kept.tsv", "\t"), ("in.tsv", "kept.csv", ",")]
+)
+def test_the_output_delimiter_follows_the_output_name(
+    tmp_path: Path, source: str, out: str, delimiter: str
+) -> None:
+    rows = [["id", "text"], *([f"d{n}", make_article(seed=n, n_words=30)] for n in range(3))]
+    with (tmp_path / source).open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f, delimiter="\t" if source.endswith(".tsv") else ",").writerows(rows)
+    done = run("dedup", source, "--column", "text", "--id-column", "id", "--keep-out", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with (tmp_path / out).open(encoding="utf-8", newline="") as f:
+        assert list(csv.reader(f, delimiter=delimiter)) == rows

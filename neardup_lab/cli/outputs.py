@@ -573,7 +573,22 @@ def _copy_csv(rows: CsvRows, path: str, wanted: dict[int, Document], args: argpa
     _check_all_found(posix(path), left, "line")
 
 
-def _write_csv(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argparse.Namespace) -> None:
+def output_delimiter(out: str, read_with: str) -> str:
+    r"""The delimiter of CSV output ``out``: a tab for a ``.tsv`` name, never a tab for a ``.csv``
+    one (a comma then), else ``read_with``, the inputs' own.
+
+    >>> [output_delimiter(out, read) for out, read in [("a.tsv", ","), ("a.csv.gz", "\t"), ("a.csv", ";")]]
+    ['\t', ',', ';']
+    """
+    suffix = inner_suffix(out)
+    if suffix == ".tsv":
+        return "\t"
+    return "," if suffix == ".csv" and read_with == "\t" else read_with
+
+
+def _write_csv(
+    raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argparse.Namespace, out: str
+) -> None:
     sources = report.sources
     paths = [sources[s].path for s in grouped]
     if not paths:  # no row to write: the header of the first input that has one
@@ -587,7 +602,7 @@ def _write_csv(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argp
     if header is None:
         return
     text = io.TextIOWrapper(raw, encoding=args.encoding, errors="surrogateescape", newline="")
-    rows = CsvRows(text, delimiter=csv_delimiter(paths[0], args.delimiter))
+    rows = CsvRows(text, delimiter=output_delimiter(out, csv_delimiter(paths[0], args.delimiter)))
     rows.writerow(header)
     for source, wanted in grouped.items():
         _copy_csv(rows, sources[source].path, wanted, args)
@@ -697,7 +712,7 @@ def records_writer(
                 for source, wanted in grouped.items():
                     _copy_jsonl(raw, report.sources[source].path, wanted, args)
             elif kind == "csv":
-                _write_csv(raw, grouped, report, args)
+                _write_csv(raw, grouped, report, args, path)
             else:
                 _write_parquet(raw, grouped, report, args)
 
