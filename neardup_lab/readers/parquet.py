@@ -63,11 +63,22 @@ def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem
         if missing:
             yield Problem(source, None, "missing-parquet-column", missing)
             return
-        columns = [options.column] + ([options.id_column] if options.id_column is not None else [])
+        wanted = {options.column, options.id_column} - {None}
+        repeated = sorted(name for name in wanted if names.count(name) > 1)
+        if repeated:
+            detail = f"several columns are named {repeated[0]!r}, so which one to read is unclear"
+            yield Problem(source, None, "repeated-parquet-column", f"{detail}; give them distinct names")
+            return
+        # one column read once, even when it holds both the ids and the texts
+        columns = sorted(wanted, key=names.index)
         try:
             for batch in parquet.iter_batches(batch_size=limits.PARQUET_BATCH_ROWS, columns=columns):
-                texts = batch.column(0).to_pylist()
-                ids = batch.column(1).to_pylist() if options.id_column is not None else [None] * len(texts)
+                texts = batch.column(columns.index(options.column)).to_pylist()
+                ids = (
+                    batch.column(columns.index(options.id_column)).to_pylist()
+                    if options.id_column is not None
+                    else [None] * len(texts)
+                )
                 for text, own in zip(texts, ids):
                     row += 1
                     yield _row(source, row, text, own, options)

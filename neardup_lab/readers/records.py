@@ -29,6 +29,7 @@ REASONS = {
     "bad-csv": "malformed CSV row",
     "damaged": "damaged file",
     "missing-parquet-column": "missing Parquet column",
+    "repeated-parquet-column": "Parquet column named twice",
     "missing-id": "missing id",
     "bad-id": "unusable id",
     "duplicate-id": "duplicate id",
