@@ -72,6 +72,7 @@ NATIVE_ONLY = {
     "test_hostile3_index.py": "runs the command line on saved indexes, with processes",
     "test_hostile4_identity.py": "mounts folders and runs the command line in processes",
     "test_hostile4_csv.py": "runs the command line in processes",
+    "test_hostile4_stdout.py": "runs the command line in processes",
     "test_hostile4_parquet.py": "reads Parquet files (pyarrow is not in the page), with processes",
     "test_store_crash.py": "kills processes while they write",
     "test_store_concurrency.py": "queries while another process adds",

@@ -71,15 +71,16 @@ def posix(path: str) -> str:
 class Console:
     """Where output goes: the summary to ``out`` (stdout), problems and errors to ``err`` (stderr).
 
-    Progress bars are drawn only when ``err`` is a terminal and the run is not ``quiet``.
+    A closed stream (``>&-``) leaves its lines to the other one. Progress bars are drawn only when
+    ``err`` is a terminal and the run is not ``quiet``.
 
     >>> Console(quiet=True).say("not printed")
     """
 
     def __init__(self, quiet: bool, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
         self.quiet = quiet
-        self.out = out or sys.stdout
-        self.err = err or sys.stderr
+        self.out = out or sys.stdout or sys.stderr
+        self.err = err or sys.stderr or self.out
         try:
             self.bars = not quiet and self.err.isatty()
         except (AttributeError, ValueError):  # a closed or unusual stream

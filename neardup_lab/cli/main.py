@@ -39,7 +39,7 @@ from .options import (
     jobs,
     share_or_count,
 )
-from .outputs import OUT_FORMATS, UsageError
+from .outputs import OUT_FORMATS, UsageError, writes_to_stdout
 
 __all__ = ["main", "build_parser"]
 
@@ -242,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.parser.error(str(err))  # prints the command's usage and exits with 2
     except SystemExit as stop:  # --help, --version, or a usage error (argparse says which)
         return int(stop.code) if isinstance(stop.code, int) else EXIT_ERROR
-    console = Console(quiet=getattr(args, "quiet", False))
+    # An output on stdout gets stdout to itself: the summary goes to stderr.
+    console = Console(quiet=getattr(args, "quiet", False), out=sys.stderr if writes_to_stdout(args) else None)
     if IN_BROWSER:
         console.warn(
             "error: the command line runs on a computer, not in the browser's Python, which has no "

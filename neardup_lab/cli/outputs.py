@@ -167,6 +167,21 @@ def check_outputs(args: argparse.Namespace) -> str | None:
     return fmt
 
 
+def writes_to_stdout(args: argparse.Namespace) -> bool:
+    """Whether an output named in ``args`` is this process's standard output (``/dev/stdout``, or
+    the very file the shell redirected it to): then nothing else may be printed there.
+
+    >>> writes_to_stdout(argparse.Namespace(out="clusters.jsonl"))
+    False
+    """
+    try:
+        stdout = os.fstat(1)
+    except OSError:
+        return False
+    named = [getattr(args, option, None) for option in _OUTPUT_OPTIONS]
+    return any(_identity(path) == (stdout.st_dev, stdout.st_ino) for path in named if path is not None)
+
+
 def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
     """Refuse an output that is one of the files read (``input_files``, real paths) via a folder or a link.
 
