@@ -47,3 +47,19 @@ def test_a_closed_stdout_does_not_turn_a_finished_run_into_an_error(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert "internal error" not in done.stderr
     assert json.loads((tmp_path / "new.jsonl").read_text(encoding="utf-8"))["id"] == "n1"
+
+
+def test_an_internal_error_shows_its_traceback_when_asked(tmp_path: Path, monkeypatch, capsys) -> None:
+    from neardup_lab.cli import main as cli
+
+    def broken(args, console):  # noqa: ANN001, ANN202 (the commands' signature)
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "run_dedup", broken)
+    _inputs(tmp_path)
+    assert cli.main(["dedup", str(tmp_path / "in.jsonl")]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    monkeypatch.setenv(cli.DEBUG_ENV, "1")
+    assert cli.main(["dedup", str(tmp_path / "in.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "KeyError: 'a bug'" in err and "internal error" in err

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from .. import __version__
@@ -41,7 +43,10 @@ from .options import (
 )
 from .outputs import OUT_FORMATS, UsageError, writes_to_stdout
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "DEBUG_ENV"]
+
+#: Set (to anything) in the environment, an internal error prints its traceback too.
+DEBUG_ENV = "NEARDUP_LAB_DEBUG"
 
 _MAIN_EPILOG = """\
 examples:
@@ -264,7 +269,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         console.warn(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "))
     except Exception as err:  # a bug: still exit 2, never 1, and say so plainly
+        if os.environ.get(DEBUG_ENV):
+            traceback.print_exc(file=console.err)
         console.warn(
-            f"internal error: {type(err).__name__}: {err}; please report this with the command you ran"
+            f"internal error: {type(err).__name__}: {err}; please report this with the command you ran "
+            f"(and the traceback {DEBUG_ENV}=1 prints)"
         )
     return EXIT_ERROR

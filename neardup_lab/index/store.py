@@ -20,6 +20,7 @@ but rebuilt from the signatures (one sort per band). How an index lies on disk i
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -350,7 +351,7 @@ class SavedIndex:
         folder = Path(path)
         if self._disk is None:
             self._disk = write_new(folder, self.to_arrays(), self.settings)
-        elif os.path.abspath(folder) != os.path.abspath(self._disk.folder):
+        elif not _same_folder(folder, self._disk.folder):
             raise StoreError(
                 f"this index was opened from {self._disk.folder.as_posix()} and can only be saved back there"
             )
@@ -396,13 +397,15 @@ class SavedIndex:
         return index
 
     def info(self) -> dict:
-        """Plain-data summary: document count, generation, the code's stamps and the settings.
+        """Plain-data summary: the format it was read in (new: the code's), document count,
+        generation, the code's stamps and the settings.
 
         >>> SavedIndex().info()["documents"]
         0
         """
+        read_in = json.loads(self._disk.meta_bytes)["format_version"] if self._disk else FORMAT_VERSION
         return {
-            "format_version": FORMAT_VERSION,
+            "format_version": read_in,
             "documents": len(self),
             "distinct_texts": len(self._first_by_key),
             "generation": self._disk.generation if self._disk else 0,
@@ -410,3 +413,12 @@ class SavedIndex:
             "shingle_hash": SHINGLE_HASH,
             **self.settings.to_dict(),
         }
+
+
+def _same_folder(one: Path, other: Path) -> bool:
+    """Whether two paths lead to one folder (by device and inode: a bind mount or a link names it
+    twice); paths that cannot be reached compare as text."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return os.path.abspath(one) == os.path.abspath(other)
