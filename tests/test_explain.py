@@ -400,3 +400,11 @@ def test_ties_refuse_the_wrong_inputs():
         ties(result, [A, B, C])
     with pytest.raises(TypeError, match="document 1 is bytes"):
         ties(result, [A, b"x"])
+
+
+def test_the_printed_comparison_holds_as_printed() -> None:
+    a = " ".join(f"word{i}" for i in range(30_000))
+    b = " ".join(f"word{i}" for i in range(29_999)) + " other"
+    line = next(row for row in str(explain(a, b, Settings(threshold=1.0, k=1))).splitlines() if "drops:" in row)
+    value = float(line.split("Jaccard ")[1].split(" <")[0])
+    assert value < 1.0, line  # not "1.0000 < 1"

@@ -125,7 +125,10 @@ class Explanation:
             return "none: every candidate is kept"
         value, what = (self.jaccard, "exact Jaccard") if s.verify == "exact" else (self.estimate, "estimate")
         verb, sign = ("keeps", ">=") if self.verified else ("drops", "<")
-        return f"{verb}: {what} {value:.4f} {sign} {s.threshold:g}"
+        # as many digits as it takes for the printed value to hold the comparison printed
+        texts = (f"{value:.{digits}f}" for digits in range(4, 18))
+        shown = next((text for text in texts if (float(text) >= s.threshold) == self.verified), repr(value))
+        return f"{verb}: {what} {shown} {sign} {s.threshold:g}"
 
     def _facts(self) -> list[tuple[str, str]]:
         """The numbers, as (label, value) pairs: the body of both ``str()`` and the HTML table."""
