@@ -37,7 +37,7 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
     from neardup_lab import dedup, make_corpus
     from neardup_lab.engine.tokenize import shingle_id_batch
     from neardup_lab.engine.verify import jaccard_of_pairs
-    from neardup_lab.spans import Ragged
+    from neardup_lab.support.spans import Ragged
 
     before = tree_memory_mb()
     started = time.perf_counter()

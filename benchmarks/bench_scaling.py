@@ -31,7 +31,7 @@ from common import best_time, machine_line
 from neardup_lab import dedup, limits, make_corpus
 from neardup_lab.engine.pipeline import prepare, prepare_many
 from neardup_lab.engine.settings import Settings
-from neardup_lab.spans import chunk_bounds
+from neardup_lab.support.spans import chunk_bounds
 
 SETTINGS = Settings(scheme="one-permutation")
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .spans import cut, span_positions
+from .support.spans import cut, span_positions
 from .validate import non_negative_int
 
 __all__ = [

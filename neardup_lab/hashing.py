@@ -8,7 +8,7 @@ reproduce.
 
 The package hashes with XXH3 only through the two names below, bound to the
 compiled ``xxhash`` package when it can be imported and otherwise (in the
-browser, where there is no ``xxhash`` wheel) to ``neardup_lab.xxh3``, a
+browser, where there is no ``xxhash`` wheel) to ``neardup_lab.support.xxh3``, a
 plain-Python XXH3 tested bit for bit against ``xxhash``:
 
 - ``xxh3_64(data: bytes) -> int``: XXH3-64 of ``data``;
@@ -28,8 +28,8 @@ try:
     from xxhash import xxh3_64_intdigest as xxh3_64
     from xxhash import xxh3_128_digest as xxh3_128_digest
 except ImportError:  # the same bits in plain Python, 10-30x slower on a short input
-    from .xxh3 import xxh3_64_intdigest as xxh3_64
-    from .xxh3 import xxh3_128_digest as xxh3_128_digest
+    from .support.xxh3 import xxh3_64_intdigest as xxh3_64
+    from .support.xxh3 import xxh3_128_digest as xxh3_128_digest
 
 from .text import words
 

@@ -15,12 +15,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import limits
+from .support import limits
 from .hashing import splitmix64
 from .minhash import MAX_NUM_PERM
-from .spans import span_positions
+from .support.spans import span_positions
 from .validate import positive_int, shown
-from .workers import ordered_map
+from .engine.workers import ordered_map
 
 __all__ = [
     "s_curve",

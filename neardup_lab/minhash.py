@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import limits
+from .support import limits
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
 from .validate import positive_int, shown

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import limits
+from .support import limits
 from .hashing import splitmix64
 
 __all__ = ["oph_signatures", "densify", "EMPTY"]

@@ -36,8 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import limits
-from .spans import span_positions
+from .support import limits
+from .support.spans import span_positions
 
 __all__ = [
     "BLOCK_SCHEMES",

@@ -97,7 +97,7 @@ def test_byte_path_and_unicode_path_give_the_same_word_hashes(docs):
 
 @given(st.lists(mixed_text, max_size=6))
 def test_folding_in_small_blocks_gives_the_same_word_hashes(docs):
-    from neardup_lab import limits
+    from neardup_lab.support import limits
 
     whole = tokenize_batch(docs)
     with pytest.MonkeyPatch.context() as patch:

@@ -19,7 +19,8 @@ from cli_run import run as run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_lab import limits, make_article
+from neardup_lab import make_article
+from neardup_lab.support import limits
 from neardup_lab.engine import pipeline
 from neardup_lab.engine.pipeline import candidates_warning, dedup, prepare
 from neardup_lab.engine.reference import reference_dedup

@@ -11,7 +11,7 @@ from neardup_lab.engine import idsets, pipeline
 from neardup_lab.engine.idsets import jaccard_from_texts, shingle_id_sets, sorted_sets
 from neardup_lab.engine.settings import Settings
 from neardup_lab.engine.verify import jaccard_of_pairs, pack_id_sets
-from neardup_lab.spans import Ragged
+from neardup_lab.support.spans import Ragged
 
 # Typographic quotes, accents, a ligature that NFKC splits, a separator outside ASCII.
 _MIXED = ["Café “déjà vu” ﬁne", "ÉCOLE—fermée", "rain rain today", "", "a\u00a0b c", "Straße STRASSE"]

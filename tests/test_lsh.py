@@ -132,7 +132,7 @@ def test_band_groups_in_threads_are_the_groups_of_one_thread():
 
 
 def test_band_groups_among_some_rows_are_the_groups_of_those_rows(monkeypatch):
-    from neardup_lab import limits
+    from neardup_lab.support import limits
 
     monkeypatch.setattr(limits, "KEY_BLOCK", 64)  # band keys in many blocks
     rng = np.random.default_rng(12)

@@ -25,7 +25,7 @@ def test_signature_shapes_and_dtypes(scheme):
 def test_batched_equals_one_by_one(scheme, monkeypatch):
     hasher = MinHasher(num_perm=48, seed=11, scheme=scheme)
     # Tiny blocks force many batches, including sets that straddle block edges.
-    monkeypatch.setattr("neardup_lab.limits.SIGN_BLOCK_CELLS", 200)
+    monkeypatch.setattr("neardup_lab.support.limits.SIGN_BLOCK_CELLS", 200)
     many = hasher.signatures(SETS)
     for row, shingles in zip(many, SETS):
         assert np.array_equal(row, hasher.signature(shingles))

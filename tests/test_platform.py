@@ -13,7 +13,7 @@ import pytest
 from neardup_lab import dedup, make_corpus
 from neardup_lab.cli.main import main
 from neardup_lab.index.store import SavedIndex
-from neardup_lab.workers import IN_BROWSER, ordered_map
+from neardup_lab.engine.workers import IN_BROWSER, ordered_map
 
 only_in_browser = pytest.mark.skipif(not IN_BROWSER, reason="concerns the browser's Python only")
 

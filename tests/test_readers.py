@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neardup_lab import limits
+from neardup_lab.support import limits
 from neardup_lab.readers import (
     DEFAULT_MAX_BYTES,
     Document,

@@ -116,42 +116,25 @@ def test_similarities_reject_non_sets(func, bad):
         func({"a"}, bad)
 
 
-def test_ascii_text_never_fills_the_unicode_marks(monkeypatch):
-    # Text that is all ASCII takes the byte path; other text fills only the blocks it meets.
-    from neardup_lab import dedup, text
-
-    marks = text._SeparatorMarks()
-    monkeypatch.setattr(text, "_MARKS", marks)
-    dedup(["Heavy rain closed the schools, today."] * 2 + ["A new bridge opened."], n_jobs=2)
-    assert words("It's raining, AGAIN.") == ["it", "s", "raining", "again"]
-    assert marks.blocks_filled == 0
-    assert words("Ça va — très bien") == ["ça", "va", "très", "bien"]
-    assert marks.blocks_filled == 2  # U+0000-U+00FF for ç and è, U+2000-U+20FF for the dash
-    assert words("Très — bien") == ["très", "bien"]
-    assert marks.blocks_filled == 2
+def definition_words(text: str) -> list[str]:
+    """The words as the chapter defines them, one character at a time."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    marked = (" " if unicodedata.category(c)[0] in "PS" or c.isspace() else c for c in folded)
+    return "".join(marked).split()
 
 
-def test_marks_filled_block_by_block_equal_the_definition_at_every_code_point():
-    from neardup_lab import text
-
-    every = np.arange(sys.maxunicode + 1, dtype=np.uint32)
-    expected = [unicodedata.category(chr(cp))[0] in "PS" or chr(cp).isspace() for cp in range(len(every))]
-    marks = text._SeparatorMarks()
-    some = np.random.default_rng(7).choice(every, 5000)  # blocks filled out of order first
-    assert marks(some).tolist() == [expected[cp] for cp in some]
-    assert marks(every).tolist() == expected
-    assert marks.blocks_filled == len(every) >> text._SeparatorMarks.BLOCK_BITS
+def test_the_ascii_shortcut_gives_the_words_of_the_definition():
+    every_ascii = "".join(map(chr, range(128)))
+    texts = [every_ascii, every_ascii[::-1], *(f"Ab{chr(c)}Cd" for c in range(128))]
+    assert all(text.isascii() for text in texts)
+    assert [words(text) for text in texts] == [definition_words(text) for text in texts]
 
 
-@pytest.mark.native("starts threads")
-def test_threads_that_need_the_same_blocks_fill_each_once():
-    from concurrent.futures import ThreadPoolExecutor
+def test_the_engine_splits_words_as_the_definition_at_sampled_code_points():
+    from neardup_lab.engine.tokenize import shingle_id_batch
+    from neardup_lab.hashing import word_shingle_ids
 
-    from neardup_lab import text
-
-    marks = text._SeparatorMarks()
-    codes = np.arange(0, 0x30000, 97, dtype=np.uint32)
-    with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(lambda _: marks(codes), range(4)))
-    assert all(np.array_equal(result, results[0]) for result in results)
-    assert marks.blocks_filled == len(np.unique(codes >> 8))
+    codes = np.random.default_rng(7).choice(sys.maxunicode + 1, 5_000, replace=False)
+    texts = [f"ab{chr(c)}cd {chr(c)}x" for c in codes]
+    engine = shingle_id_batch(texts, k=1)
+    assert all(np.array_equal(got, word_shingle_ids(text, 1)) for got, text in zip(engine, texts))

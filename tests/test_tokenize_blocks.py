@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_lab import limits
+from neardup_lab.support import limits
 from neardup_lab.engine.tokenize import _expanding, _nfkc, _starts_afresh, shingle_ids, tokenize_batch
 from neardup_lab.hashing import word_shingle_ids
 

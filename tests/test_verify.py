@@ -11,7 +11,7 @@ from neardup_lab.engine.verify import (
     verified_edges,
 )
 from neardup_lab.lsh import band_groups, candidate_pair_array
-from neardup_lab.spans import Ragged
+from neardup_lab.support.spans import Ragged
 
 id_sets = st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=8)
 

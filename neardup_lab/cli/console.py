@@ -18,7 +18,7 @@ from ..index.store import Match
 from ..lsh import approx_threshold, s_curve
 from ..readers import REASONS, ReadReport
 from ..text import normalize
-from ..workers import progress_bar
+from ..engine.workers import progress_bar
 
 __all__ = ["PROG", "Console", "printable", "plural", "posix", "warn_skipped", "read_summary", "explain"]
 __all__ += ["dedup_summary", "match_summary"]

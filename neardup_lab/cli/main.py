@@ -25,7 +25,7 @@ from ..clusters import KEEPER_POLICIES
 from ..engine.settings import Settings
 from ..index import StoreError
 from ..readers import FORMATS, InputError
-from ..workers import IN_BROWSER
+from ..engine.workers import IN_BROWSER
 from .commands import run_dedup, run_index, run_info
 from .console import PROG, Console
 from .explain import add_explain_command

@@ -15,7 +15,7 @@ import sys
 from argparse import ArgumentTypeError
 from typing import Any, NoReturn
 
-from .. import limits
+from ..support import limits
 from ..engine.settings import SHINGLE_KINDS, Settings
 from ..minhash import SCHEMES
 from ..readers import InputError, check_encoding
@@ -74,7 +74,7 @@ def whole(text: str) -> int:
 
 
 def jobs(text: str) -> int:
-    """A number of workers: 1 to :func:`~neardup_lab.limits.most_workers`, or -1 for all cores.
+    """A number of workers: 1 to :func:`~neardup_lab.support.limits.most_workers`, or -1 for all cores.
 
     >>> jobs("-1")
     -1

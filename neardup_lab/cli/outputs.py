@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .. import limits
+from ..support import limits
 from ..engine.pipeline import DedupResult
 from ..index.fileformat import LOCK_NAME, META_NAME, create_temporary_file, sync_folder
 from ..index.store import Match

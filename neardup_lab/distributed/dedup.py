@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import limits
+from ..support import limits
 from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from ..engine.pipeline import DedupResult, check_documents, prepare
 from ..engine.settings import Settings
@@ -39,7 +39,7 @@ from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes, candidate_pair_array
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from ..readers import Document, InputError, Problem, check_inputs, detect_format, iter_records
-from ..spans import Ragged
+from ..support.spans import Ragged
 from ..validate import positive_int
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
 
@@ -385,7 +385,7 @@ def dedup_dask(
     """:func:`~neardup_lab.engine.pipeline.dedup` on a Dask cluster, with the same answer.
 
     ``texts`` is a list (or other sequence) of str, cut into ``npartitions`` partitions (default:
-    one per :data:`~neardup_lab.limits.TEXTS_PER_PARTITION` texts); a dask bag of str; a dask
+    one per :data:`~neardup_lab.support.limits.TEXTS_PER_PARTITION` texts); a dask bag of str; a dask
     dataframe (its ``text_column``) or series; or a list of ``dask.delayed`` partitions, each a list
     of str or a pandas Series or DataFrame. ``dedup_dask(read_bag(paths))`` reads files on the
     workers and counts the records the readers skip in ``stats["read"]``.

@@ -3,7 +3,7 @@
 :func:`unsorted_shingle_ids` is the one place a batch of texts becomes shingle
 ids: :func:`~neardup_lab.engine.pipeline.prepare` signs them, and :func:`shingle_id_sets`
 sorts them into the distinct ids that verification reads; each is a
-:class:`~neardup_lab.spans.Ragged`, one list per document.
+:class:`~neardup_lab.support.spans.Ragged`, one list per document.
 
 Keeping every document's ids for verification costs 8 bytes a shingle: for a
 million 300-word documents, 2.4 GB, more than the texts themselves. Only the
@@ -11,8 +11,8 @@ documents of candidate pairs are ever read, so :func:`jaccard_from_texts` derive
 their ids again, a bounded slice of pairs at a time, instead of holding them all:
 the same scores, for the time of deriving them (about as long as signing them).
 :func:`~neardup_lab.engine.pipeline.dedup` keeps the ids of the first documents, up to
-:data:`~neardup_lab.limits.IDS_BUDGET` bytes, and derives only the others'. It
-keeps them in text order, one :class:`~neardup_lab.spans.Ragged` per chunk it prepared, and
+:data:`~neardup_lab.support.limits.IDS_BUDGET` bytes, and derives only the others'. It
+keeps them in text order, one :class:`~neardup_lab.support.spans.Ragged` per chunk it prepared, and
 sorts (:func:`sorted_sets`), once banding is done, only those of documents in a band group:
 the others are never read.
 """
@@ -23,11 +23,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import limits
+from ..support import limits
 from ..hashing import hash_shingles
-from ..spans import Ragged, chunk_bounds
+from ..support.spans import Ragged, chunk_bounds
 from ..text import char_shingles
-from ..workers import ordered_map
+from .workers import ordered_map
 from .settings import Settings
 from .tokenize import ngram_ids, tokenize_batch
 from .verify import jaccard_of_pairs, pack_id_sets

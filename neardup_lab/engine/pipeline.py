@@ -14,15 +14,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import hashing, limits
+from .. import hashing
+from ..support import limits
 from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
 from ..docfreq import frequent_ids
 from ..lsh import band_groups
 from ..minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
-from ..spans import Ragged, chunk_bounds, cut
+from ..support.spans import Ragged, chunk_bounds, cut
 from ..text import words
 from ..validate import first_not_text
-from ..workers import IN_BROWSER, ordered_map, progress_bar
+from .workers import IN_BROWSER, ordered_map, progress_bar
 from .idsets import jaccard_from_texts, sorted_sets, unsorted_shingle_ids
 from .settings import RECALL_WEIGHTS, Settings
 from .tokenize import tokenize_batch
@@ -110,7 +111,7 @@ class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
     ``sets`` holds each document's distinct shingle ids, sorted, one list per document
-    (a :class:`~neardup_lab.spans.Ragged`): what exact verification
+    (a :class:`~neardup_lab.support.spans.Ragged`): what exact verification
     (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`) reads; or, when asked for
     (``ids="raw"``), the ids in text order, for a caller that sorts only the documents it
     will verify (:func:`~neardup_lab.engine.idsets.sorted_sets`), as a list of parts: one
@@ -230,8 +231,8 @@ def prepare_many(
 ) -> Prepared:
     """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
 
-    Chunks hold at most :data:`~neardup_lab.limits.CHUNK_DOCS` documents or
-    :data:`~neardup_lab.limits.CHUNK_CHARS` characters. Each chunk's ids are kept as
+    Chunks hold at most :data:`~neardup_lab.support.limits.CHUNK_DOCS` documents or
+    :data:`~neardup_lab.support.limits.CHUNK_CHARS` characters. Each chunk's ids are kept as
     the chunk made them (sorted sets are joined into one array at the end) and its
     signatures are copied out as it finishes. With ``ids_budget`` (bytes), only the ids
     of the first documents that fit in it are kept (verification derives the others
@@ -239,7 +240,7 @@ def prepare_many(
     :func:`prepare`'s (in text order, ``"raw"``, they take as much memory as sorted), and so is ``drop``.
     Threads, not processes: most of :func:`prepare` is numpy passes over a whole chunk,
     which run without the interpreter lock, and threads read the texts where they are
-    (see :mod:`~neardup_lab.workers`). The answer does not depend on ``n_jobs``.
+    (see :mod:`~neardup_lab.engine.workers`). The answer does not depend on ``n_jobs``.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
     >>> bool((prepare_many(docs, settings, n_jobs=2).signatures == prepare(docs, settings).signatures).all())
@@ -321,7 +322,7 @@ def check_documents(docs: object) -> Sequence[str]:
 
 def check_jobs(n_jobs: object) -> int:
     """The number of threads ``n_jobs`` asks for: a positive int up to
-    :func:`~neardup_lab.limits.most_workers`, or -1 for one per core. In the browser, which
+    :func:`~neardup_lab.support.limits.most_workers`, or -1 for one per core. In the browser, which
     cannot start threads, 1, with a warning that says so (the answer is the same).
 
     >>> check_jobs(1), check_jobs(-1) >= 1
@@ -397,7 +398,7 @@ def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
     Text in scripts written without spaces (Chinese, Japanese, Thai) becomes
     one token per sentence, and word shingles then miss near-duplicates:
     ``shingle="char"`` is the setting for it. Only the first
-    :data:`~neardup_lab.limits.SPACES_SAMPLE_CHARS` characters of a document are looked at.
+    :data:`~neardup_lab.support.limits.SPACES_SAMPLE_CHARS` characters of a document are looked at.
 
     >>> looks_unspaced(["今日は雨が降っています。", "明日は晴れるでしょう。"], Settings())
     True
@@ -418,7 +419,7 @@ def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
 
 def candidates_warning(result: DedupResult) -> str | None:
     """What to say when candidate pairs per document explode (more than
-    :data:`~neardup_lab.limits.CANDIDATES_PER_DOCUMENT` checked a document), with the remedy; else None.
+    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` checked a document), with the remedy; else None.
 
     Documents that share boilerplate (a menu, a licence, a template) agree on many bands
     without being duplicates: each becomes a candidate of many others, and checking them
@@ -510,7 +511,7 @@ def dedup(
     representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
     least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
     candidate), skipping pairs already joined (:func:`~neardup_lab.engine.verify.verified_edges`;
-    the shingle ids of documents beyond :data:`~neardup_lab.limits.IDS_BUDGET` bytes are not kept but
+    the shingle ids of documents beyond :data:`~neardup_lab.support.limits.IDS_BUDGET` bytes are not kept but
     derived again for the pairs that need them, and the kept ids are sorted only
     for the documents in some band group);
     connected components are the clusters and

@@ -16,7 +16,7 @@ documents is one byte buffer and every step is a numpy pass over it:
 4. combine k consecutive word hashes into a shingle id (:func:`ngram_ids`): a
    polynomial in the word hashes modulo 2**64, mixed by SplitMix64.
 
-A batch is tokenised in blocks of about :data:`~neardup_lab.limits.TOKENIZE_CHARS`
+A batch is tokenised in blocks of about :data:`~neardup_lab.support.limits.TOKENIZE_CHARS`
 characters, and a longer document in pieces (``_normalized_pieces``) cut where normalisation
 starts afresh; a piece ends where a word ends, so its words are the document's words.
 
@@ -34,10 +34,11 @@ from itertools import repeat
 
 import numpy as np
 
-from .. import hashing, limits
+from .. import hashing
+from ..support import limits
 from ..hashing import splitmix64
-from ..spans import Ragged, chunk_bounds, span_positions
-from ..text import require_shingle_size, separator_marks
+from ..support.spans import Ragged, chunk_bounds, span_positions
+from ..text import require_shingle_size, separates_words
 from ..validate import first_not_text, require_text
 
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
@@ -172,12 +173,11 @@ def _normalized_pieces(text: str, size: int) -> Iterator[str]:
 
 def _words_end(text: str) -> int:
     """The length of the longest start of ``text`` that ends where a word ends (0: none)."""
-    for skip in (max(len(text) - 4096, 0), 0):  # the end of the text first: most have a break there
-        codes = np.frombuffer(text[skip:].encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        # The last separators; one that casefolds to something other than spaces is rare.
-        for at in np.flatnonzero(separator_marks(codes))[::-1][:8].tolist():
-            if codes[at] < 128 or _folded(int(codes[at]), 4).isspace():
-                return skip + at + 1
+    for at in range(len(text) - 1, -1, -1):  # most pieces have a break near their end
+        char = text[at]
+        # A separator that casefolds to something other than spaces is rare.
+        if separates_words(char) and (char.isascii() or _folded(ord(char), 4).isspace()):
+            return at + 1
     return 0
 
 
@@ -271,9 +271,7 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
 def _folded(code_point: int, size: int) -> bytes:
     """The UTF-8 bytes of one character case-folded, separators as spaces (``size`` spaces, the
     character's own length, when nothing else is left)."""
-    folded = chr(code_point).casefold()
-    breaks = separator_marks(np.array([ord(c) for c in folded], dtype=np.uint32))
-    folded = "".join(" " if gap else c for c, gap in zip(folded, breaks))
+    folded = "".join(" " if separates_words(c) else c for c in chr(code_point).casefold())
     return b" " * size if folded.isspace() else folded.encode("utf-8", "surrogatepass")
 
 

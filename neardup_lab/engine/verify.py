@@ -2,7 +2,7 @@
 
 Banding proposes pairs; this module checks them against the real shingle sets.
 Documents are stored the compact way every entry point uses: the sorted,
-distinct shingle ids of all documents end to end, a :class:`~neardup_lab.spans.Ragged`
+distinct shingle ids of all documents end to end, a :class:`~neardup_lab.support.spans.Ragged`
 (:func:`pack_id_sets` builds them).
 
 :func:`verified_edges` adds the idea that keeps a large cluster cheap: a
@@ -20,7 +20,7 @@ import numpy as np
 
 from ..clusters import join_roots, roots
 from ..lsh import BandGroups, pairs_in_groups
-from ..spans import Ragged, span_positions
+from ..support.spans import Ragged, span_positions
 
 __all__ = [
     "pack_id_sets",

@@ -66,7 +66,7 @@ META_NAME = "index.json"
 LOCK_NAME = ".lock"
 #: The arrays of a data file. ``ids`` and ``id_offsets`` are the document ids (see
 #: :func:`pack_strings`), ``shingle_ids`` and ``shingle_offsets`` an
-#: :class:`~neardup_lab.spans.Ragged`, ``exact_keys`` the 128-bit keys as two uint64.
+#: :class:`~neardup_lab.support.spans.Ragged`, ``exact_keys`` the 128-bit keys as two uint64.
 #: ``source_*`` describe each input file added: its name (packed like ids), its
 #: ``(st_dev, st_ino)`` and the SHA-256 of its bytes.
 ARRAYS = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")

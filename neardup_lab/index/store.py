@@ -33,7 +33,7 @@ from ..engine.pipeline import Prepared, check_documents, prepare_many
 from ..engine.settings import Settings
 from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes
-from ..spans import Ragged, span_positions
+from ..support.spans import Ragged, span_positions
 from .fileformat import (
     FORMAT_VERSION,
     NORMALIZATION,

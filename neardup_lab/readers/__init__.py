@@ -26,7 +26,7 @@ Rules that apply to every kind of input:
 
 - Text must decode with ``encoding`` (UTF-8 by default; a UTF-8 byte-order mark is accepted).
   Bytes that do not decode make an ``undecodable`` problem that names the line.
-- A file with a NUL byte in its first :data:`~neardup_lab.limits.SNIFF_BYTES` is ``binary`` and
+- A file with a NUL byte in its first :data:`~neardup_lab.support.limits.SNIFF_BYTES` is ``binary`` and
   skipped whole; one that starts with a UTF-16 or UTF-32 byte-order mark is ``undecodable``.
 - A document larger than ``max_bytes`` (UTF-8 bytes of its text; a ``.txt`` file's size; 0: no
   limit) is ``too-large`` and refused, so one stray giant file cannot exhaust memory. Reads are
@@ -55,7 +55,7 @@ Rules that apply to every kind of input:
 (['heavy rain'], ['missing-field'])
 """
 
-from .. import limits
+from ..support import limits
 from .delimited import csv_delimiter, csv_rows
 from .files import (
     COMPRESSIONS,
@@ -70,9 +70,9 @@ from .inputs import iter_records, read_inputs
 from .jsonl import jsonl_lines, record_value
 from .records import REASONS, Document, InputError, InputFile, Problem, ReadReport, check_encoding
 
-#: The default of ``--max-bytes``; readers read :data:`neardup_lab.limits.DEFAULT_MAX_BYTES` when they run.
+#: The default of ``--max-bytes``; readers read :data:`neardup_lab.support.limits.DEFAULT_MAX_BYTES` when they run.
 DEFAULT_MAX_BYTES = limits.DEFAULT_MAX_BYTES
-#: :data:`neardup_lab.limits.PARQUET_BATCH_ROWS`, for code that imported it from here.
+#: :data:`neardup_lab.support.limits.PARQUET_BATCH_ROWS`, for code that imported it from here.
 PARQUET_BATCH_ROWS = limits.PARQUET_BATCH_ROWS
 
 __all__ = [

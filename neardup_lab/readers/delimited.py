@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import IO, BinaryIO
 
-from .. import limits
+from ..support import limits
 from .files import Cursor, display, inner_suffix, read_guarded
 from .records import LIMIT_HINT, BlankLine, Document, InputError, Problem, ReadOptions, record_document
 
@@ -120,7 +120,7 @@ def csv_rows(
     Bytes that do not decode are ``surrogateescape`` characters, so encoding the fields back with that
     handler gives the bytes read. An unclosed quote is a Problem and the lines it swallowed are read
     again (in the header, reading stops); a record too long for a document of ``max_bytes`` (default
-    :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) is a Problem that stops reading.
+    :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`; 0: no limit) is a Problem that stops reading.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, BinaryIO, TypeVar
 
-from .. import limits
+from ..support import limits
 from .records import InputError, Problem
 
 #: Input kinds, and the file name endings that select each one automatically.
@@ -246,7 +246,7 @@ class _Decompressed(io.BufferedReader):
 
 def read_at_most(f: IO[bytes], limit: int) -> bytes:
     """Up to ``limit`` bytes of ``f`` (0: all of it), read in steps of
-    :data:`~neardup_lab.limits.READ_STEP`: memory follows the bytes there are, never the limit.
+    :data:`~neardup_lab.support.limits.READ_STEP`: memory follows the bytes there are, never the limit.
 
     >>> read_at_most(io.BytesIO(b"heavy rain"), 5), read_at_most(io.BytesIO(b"heavy rain"), 10**12)
     (b'heavy', b'heavy rain')

@@ -81,7 +81,7 @@ def read_inputs(
 
     ``fmt`` is a key of ``FORMATS`` or ``"auto"`` (by file name); the text is in the JSONL ``field`` or
     the CSV/Parquet ``column``; ``id_field`` and ``id_column`` name a record's own id; ``max_bytes``
-    (default :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) refuses larger documents;
+    (default :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`; 0: no limit) refuses larger documents;
     ``delimiter`` is the CSV delimiter (default ``,``, a tab for ``.tsv``); ``progress``, if given, is
     a callable taking an iterable and returning one (such as ``tqdm``) that records pass through.
 

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from .. import limits
+from ..support import limits
 from .files import Cursor, display, read_guarded, undecodable
 from .records import LIMIT_HINT, BlankLine, Document, Problem, ReadOptions, describe, own_id, record_document
 
@@ -24,7 +24,7 @@ def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int
     """Each line of a JSONL file as ``(number, bytes)``, 1-based, as read (less a UTF-8 byte-order mark).
 
     A line too long to hold a document of ``max_bytes`` (default
-    :data:`~neardup_lab.limits.DEFAULT_MAX_BYTES`; 0: no limit) comes as ``(number, None)``
+    :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`; 0: no limit) comes as ``(number, None)``
     and is passed over in bounded steps, never held in memory.
 
     >>> import io
@@ -67,7 +67,7 @@ def record_value(record: dict, path: str) -> object:
 
 
 def nested_too_deeply(text: str) -> bool:
-    """Whether arrays and objects nest more than :data:`~neardup_lab.limits.MAX_JSON_NESTING` deep
+    """Whether arrays and objects nest more than :data:`~neardup_lab.support.limits.MAX_JSON_NESTING` deep
     in the JSON ``text`` (brackets inside strings do not count).
 
     >>> nested_too_deeply('{"a": [1, [2]], "b": "[[["}'), nested_too_deeply("[" * 101 + "]" * 101)

@@ -1,12 +1,12 @@
 """Parquet files (with the optional ``pyarrow``): one document a row, its text in a column, read in
-record batches of :data:`~neardup_lab.limits.PARQUET_BATCH_ROWS`; its id ``path:row`` or its own."""
+record batches of :data:`~neardup_lab.support.limits.PARQUET_BATCH_ROWS`; its id ``path:row`` or its own."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 
-from .. import limits
+from ..support import limits
 from .files import NotRegular, display, open_problem, open_regular, optional_module
 from .records import Document, Problem, ReadOptions, describe, own_id, record_document
 

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from numbers import Number
 from typing import NamedTuple
 
-from .. import limits
+from ..support import limits
 
 #: The reasons an input is skipped, each with the short label summaries print.
 REASONS = {
