@@ -47,7 +47,7 @@ if workload.startswith("dedup"):
 elif workload == "index-build-query":
     from neardup_lab.index.store import SavedIndex
     try:
-        from neardup_lab.engine.settings import Settings
+        from neardup_lab.settings import Settings
         index = SavedIndex(Settings())
     except ImportError:
         index = SavedIndex()

@@ -19,9 +19,9 @@ from common import machine_line
 
 from neardup_lab import dedup, make_article, replace_words
 from neardup_lab.engine.pipeline import prepare
-from neardup_lab.engine.settings import Settings
 from neardup_lab.engine.verify import jaccard_of_pairs
 from neardup_lab.lsh import optimal_params
+from neardup_lab.settings import Settings
 
 THRESHOLD = 0.8
 WEIGHTS = [(0.5, 0.5), (0.05, 0.95), (0.02, 0.98), (0.01, 0.99)]

@@ -28,9 +28,10 @@ from collections.abc import Callable
 import numpy as np
 from common import best_time, machine_line
 
-from neardup_lab import dedup, limits, make_corpus
+from neardup_lab import dedup, make_corpus
 from neardup_lab.engine.pipeline import prepare, prepare_many
-from neardup_lab.engine.settings import Settings
+from neardup_lab.settings import Settings
+from neardup_lab.support import limits
 from neardup_lab.support.spans import chunk_bounds
 
 SETTINGS = Settings(scheme="one-permutation")

@@ -38,12 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_peers import run_neardup, score, true_pairs, write_corpus  # noqa: E402
 from common import machine_line  # noqa: E402
 
-from neardup_lab.support import limits  # noqa: E402
 from neardup_lab.engine import pipeline  # noqa: E402
-from neardup_lab.engine.settings import Settings  # noqa: E402
 from neardup_lab.engine.tokenize import _IN_WORD_TABLE, _LANE_MIX, _LENGTH_MIX, _POLY  # noqa: E402
 from neardup_lab.engine.verify import pack_id_sets  # noqa: E402
 from neardup_lab.oph import _seed_offset, densify  # noqa: E402
+from neardup_lab.settings import Settings  # noqa: E402
+from neardup_lab.support import limits  # noqa: E402
 from neardup_lab.support.spans import Ragged, chunk_bounds  # noqa: E402
 
 SCHEME = "one-permutation"

@@ -37,7 +37,7 @@ The public names, in the order the book teaches them:
 ``jaccard_of_pairs``        exact Jaccard of many pairs of id sets, batched
 ``UnionFind``               disjoint sets; ``clusters_from_pairs``
 ``choose_keepers``          one document to keep per cluster
-**The pipeline** (:mod:`~neardup_lab.engine.settings`, :mod:`~neardup_lab.engine.pipeline`)
+**The pipeline** (:mod:`~neardup_lab.settings`, :mod:`~neardup_lab.engine.pipeline`)
 ``Settings``                every setting of a run, checked once
 ``dedup``, ``DedupResult``  exact pass, sign, band, verify, cluster, keep
 ``explain``, ``ties``       the evidence for one pair; what tied each removed document
@@ -73,14 +73,15 @@ from .evaluate import pairs_from_clusters, pairs_within_families
 from .hashing import hash_shingles, stable_hash, word_shingle_ids
 from .minhash import MinHasher, bbit_signatures, estimate_jaccard, merge_signatures
 from .lsh import s_curve, approx_threshold, optimal_params, LSHIndex
-from .lsh import band_hashes, candidate_pairs, candidate_pair_array
+from .lsh import band_hashes, candidate_pairs
+from .engine.banding import candidate_pair_array
 from .clusters import UnionFind, choose_keepers, clusters_from_pairs
 from .simhash import hamming, simhash
 from .simhash_index import BlockIndex, block_layout, hamming_distances
 from .docfreq import drop_frequent
 from .chunking import best_chunk_similarity, chunk_words
 from .engine.verify import jaccard_of_pairs
-from .engine.settings import Settings
+from .settings import Settings
 from .engine.pipeline import DedupResult, dedup
 from .engine.explain import explain, ties
 

@@ -9,18 +9,16 @@ probability ``1 - (1 - s**rows)**bands``: the S-curve.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterator
-from functools import lru_cache, partial
+from collections.abc import Hashable
+from functools import lru_cache
+from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
 
-from .support import limits
 from .hashing import splitmix64
 from .minhash import MAX_NUM_PERM
-from .support.spans import span_positions
 from .validate import positive_int, shown
-from .engine.workers import ordered_map
 
 __all__ = [
     "s_curve",
@@ -30,12 +28,9 @@ __all__ = [
     "optimal_params",
     "LSHIndex",
     "candidate_pairs",
-    "candidate_pair_array",
     "check_banding",
+    "check_signature_matrix",
     "band_hashes",
-    "band_groups",
-    "BandGroups",
-    "pairs_in_groups",
 ]
 
 
@@ -231,7 +226,12 @@ class LSHIndex:
         return found
 
 
-def _check_signature_matrix(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
+def check_signature_matrix(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """``signatures`` as an ``(n, num_perm)`` array wide enough for ``bands * rows``, or an error.
+
+    >>> check_signature_matrix(np.zeros((3, 8), dtype=np.uint32), 2, 4).shape
+    (3, 8)
+    """
     sigs = np.asarray(signatures)
     if sigs.ndim != 2:
         raise ValueError(f"signatures must be an (n, num_perm) array, got shape {sigs.shape}")
@@ -251,7 +251,7 @@ def band_hashes(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     >>> bool(keys[0, 0] == keys[1, 0]), bool(keys[0, 1] == keys[1, 1])
     (True, False)
     """
-    sigs = _check_signature_matrix(signatures, bands, rows)
+    sigs = check_signature_matrix(signatures, bands, rows)
     grouped = sigs[:, : bands * rows].reshape(sigs.shape[0], bands, rows)
     key = np.broadcast_to(np.arange(bands, dtype=np.uint64), (sigs.shape[0], bands)).copy()
     with np.errstate(over="ignore"):
@@ -261,119 +261,22 @@ def band_hashes(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     return splitmix64(key)
 
 
-class BandGroups(NamedTuple):
-    """Documents of one band sorted so that equal band values are adjacent.
-
-    ``order``: document indices; ``starts``: where each group of equal values
-    begins in ``order`` (groups of one included).
-    """
-
-    order: np.ndarray
-    starts: np.ndarray
-
-    def sizes(self) -> np.ndarray:
-        """How many documents each group holds.
-
-        >>> BandGroups(np.array([4, 2, 7]), np.array([0, 1])).sizes().tolist()
-        [1, 2]
-        """
-        return np.diff(np.r_[self.starts, len(self.order)])
-
-    def keep(self, wanted: np.ndarray) -> BandGroups:
-        """Only the groups where ``wanted`` (one bool per group) is true.
-
-        >>> BandGroups(np.array([4, 2, 7]), np.array([0, 1])).keep(np.array([False, True])).order.tolist()
-        [2, 7]
-        """
-        sizes = self.sizes()
-        starts = np.r_[0, np.cumsum(sizes[wanted])[:-1]].astype(np.int64)
-        return BandGroups(self.order[np.repeat(wanted, sizes.astype(np.intp, copy=False))], starts)
-
-    def shared(self) -> BandGroups:
-        """Only the groups of two or more documents: the ones that propose pairs.
-
-        >>> BandGroups(np.array([4, 2, 7]), np.array([0, 1])).shared().order.tolist()
-        [2, 7]
-        """
-        return self.keep(self.sizes() > 1)
-
-
-def band_groups(
-    signatures: np.ndarray, bands: int, rows: int, threads: int = 1, among: np.ndarray | None = None
-) -> Iterator[BandGroups]:
-    """For each band in turn, the groups of documents whose band values are identical.
-
-    Documents are sorted by :func:`band_hashes`, then neighbours with equal keys are
-    compared value by value, so a group holds only truly equal bands. ``among`` restricts
-    the grouping to those rows (``order`` still names rows of the whole matrix). With
-    ``threads`` > 1 that many bands are grouped at once (numpy sorts without holding the
-    interpreter lock); the groups are the same.
-
-    >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
-    >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
-    [[0, 2], [0, 2]]
-    >>> among = np.array([0, 2])  # rows 0 and 2 share band 1 only
-    >>> [(sorted(g.order.tolist()), len(g.starts)) for g in band_groups(sigs, 2, 2, among=among)]
-    [([0, 2], 2), ([0, 2], 1)]
-    """
-    sigs = _check_signature_matrix(signatures, bands, rows)
-    docs = np.arange(len(sigs)) if among is None else np.asarray(among, dtype=np.int64)
-    keys = np.empty((len(docs), bands), dtype=np.uint64)
-    step = limits.KEY_BLOCK  # a block of signatures copied at a time
-    for start in range(0, len(docs), step):
-        block = docs[start : start + step]
-        keys[start : start + len(block)] = band_hashes(sigs[block], bands, rows)
-    yield from ordered_map(partial(_group_band, sigs, docs, keys, rows), range(bands), threads)
-
-
-def _group_band(sigs: np.ndarray, docs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
-    values = sigs[:, band * rows : (band + 1) * rows]
-    order = np.argsort(keys[:, band], kind="stable")
-    sorted_key = keys[order, band]
-    same_as_previous = sorted_key[1:] == sorted_key[:-1]
-    members = docs[order]
-    maybe = np.flatnonzero(same_as_previous)  # few: confirm these value by value
-    same_as_previous[maybe] = (values[members[maybe + 1]] == values[members[maybe]]).all(axis=1)
-    return BandGroups(members, np.flatnonzero(np.r_[True, ~same_as_previous]))
-
-
-def pairs_in_groups(groups: BandGroups) -> np.ndarray:
-    """Every pair ``(i, j)``, ``i < j``, within every group: an ``(m, 2)`` int64 array.
-
-    >>> pairs_in_groups(BandGroups(np.array([2, 0, 1]), np.array([0, 2]))).tolist()
-    [[0, 2]]
-    """
-    order, starts = groups
-    n = len(order)
-    sizes = np.diff(np.r_[starts, n]).astype(np.intp, copy=False)  # repeat counts must be np.intp
-    size_of = np.repeat(sizes, sizes)  # for each sorted position, its group's size
-    offset = np.arange(n) - np.repeat(starts, sizes)  # position within the group
-    partners = (size_of - 1 - offset).astype(np.intp, copy=False)  # later members of the same group
-    left = np.repeat(np.arange(n), partners)
-    a, b = order[left], order[span_positions(np.arange(n) + 1, partners)]
-    return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
-
-
-def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """All candidate pairs as a sorted ``(m, 2)`` int64 array with ``i < j``.
-
-    The pairs within the groups of :func:`band_groups`, over all bands, each once.
-
-    >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
-    >>> candidate_pair_array(sigs, bands=2, rows=2).tolist()
-    [[0, 1], [0, 2]]
-    """
-    width = max(np.shape(signatures)[0], 1)
-    codes = [p[:, 0] * width + p[:, 1] for p in map(pairs_in_groups, band_groups(signatures, bands, rows))]
-    unique = np.unique(np.concatenate(codes)) if codes else np.empty(0, dtype=np.int64)
-    return np.stack([unique // width, unique % width], axis=1).astype(np.int64)
-
-
 def candidate_pairs(signatures: np.ndarray, bands: int, rows: int) -> set[tuple[int, int]]:
     """All pairs ``(i, j)``, ``i < j``, of rows that agree on at least one band.
+
+    Each band's documents are grouped by the values they hold there; every two documents of
+    a group are a pair.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> sorted(candidate_pairs(sigs, bands=2, rows=2))
     [(0, 1), (0, 2)]
     """
-    return {(int(i), int(j)) for i, j in candidate_pair_array(signatures, bands, rows)}
+    sigs = check_signature_matrix(signatures, bands, rows)
+    pairs: set[tuple[int, int]] = set()
+    for band in range(bands):
+        groups: dict[bytes, list[int]] = defaultdict(list)
+        for doc, values in enumerate(sigs[:, band * rows : (band + 1) * rows]):
+            groups[values.tobytes()].append(doc)
+        for members in groups.values():
+            pairs.update(combinations(members, 2))
+    return pairs

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .support import limits
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
+from .support import limits
 from .validate import positive_int, shown
 
 __all__ = [
@@ -178,12 +178,16 @@ class MinHasher:
         >>> MinHasher(4).hash_values(np.array([1, 2], dtype=np.uint64)).shape
         (2, 4)
         """
-        return self._hash_columns(np.asarray(ids, dtype=np.uint64)).T.astype(self.dtype)
+        return self.hash_columns(np.asarray(ids, dtype=np.uint64)).T.astype(self.dtype)
 
-    def _hash_columns(self, ids: np.ndarray) -> np.ndarray:
-        """Hash values laid out ``(num_perm, len(ids))``, so ``np.minimum.reduceat`` runs along rows.
+    def hash_columns(self, ids: np.ndarray) -> np.ndarray:
+        """The values of :meth:`hash_values` laid out ``(num_perm, len(ids))``, one row per function.
 
-        For multiply-shift, a uint32 view of the products' high halves: no shift over the block.
+        Signing at scale reduces along these rows. For multiply-shift, a uint32 view of the
+        products' high halves: no shift, no copy.
+
+        >>> MinHasher(4).hash_columns(np.array([1, 2], dtype=np.uint64)).shape
+        (4, 2)
         """
         if self.scheme == "one-permutation":
             raise ValueError("the one-permutation scheme has a single hash function; use signatures()")
@@ -217,92 +221,32 @@ class MinHasher:
         """Return the MinHash signature of one shingle set, shape ``(num_perm,)``.
 
         ``shingles`` is a set of str, or a uint64 array of shingle ids from
-        :func:`~neardup_lab.hashing.hash_shingles`. The empty set's signature
-        holds :func:`empty_value` everywhere.
+        :func:`~neardup_lab.hashing.hash_shingles`. Each position is the smallest value one
+        hash function gives the set; the empty set's signature holds :func:`empty_value`.
 
         >>> h = MinHasher(num_perm=32)
         >>> bool((h.signature({"a b c"}) == h.signature({"a b c"})).all())
         True
         """
-        return self.signatures([shingles])[0]
+        ids = self._ids(shingles)
+        if self.scheme == "one-permutation":
+            return oph_signatures(ids, np.array([len(ids)]), self.num_perm, self.seed)[0]
+        signature = np.full(self.num_perm, empty_value(self.scheme), dtype=self.dtype)
+        step = max(1, limits.SIGN_BLOCK_CELLS // self.num_perm)  # memory bounded for any size of set
+        for start in range(0, len(ids), step):
+            np.minimum(signature, self.hash_values(ids[start : start + step]).min(axis=0), out=signature)
+        return signature
 
     def signatures(self, many: Iterable[Set | np.ndarray]) -> np.ndarray:
-        """Sign many shingle sets at once: shape ``(n, num_perm)``.
-
-        The ids of many documents are concatenated and hashed in large numpy
-        blocks; each document's minimum is taken with ``np.minimum.reduceat``.
+        """Sign many shingle sets, one :meth:`signature` each: shape ``(n, num_perm)``.
 
         >>> MinHasher(num_perm=8).signatures([{"a"}, {"b"}, set()]).shape
         (3, 8)
         """
         if isinstance(many, (str, bytes, Set)) or (isinstance(many, np.ndarray) and many.ndim == 1):
             raise TypeError("signatures() takes a list of shingle sets; for one set use signature()")
-        id_arrays = [self._ids(s) for s in many]
-        lengths = np.fromiter(map(len, id_arrays), dtype=np.int64, count=len(id_arrays))
-        flat = np.concatenate(id_arrays) if id_arrays else np.empty(0, dtype=np.uint64)
-        return self.signatures_flat(flat, lengths)
-
-    def signatures_flat(self, ids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Sign documents whose shingle ids are concatenated: ``lengths[d]`` ids each.
-
-        The fast path: no Python object per document. Repeated ids within a
-        document are harmless (a minimum ignores repeats).
-
-        >>> h = MinHasher(num_perm=8)
-        >>> ids = np.array([5, 6, 7], dtype=np.uint64)
-        >>> sigs = h.signatures_flat(ids, np.array([2, 0, 1]))
-        >>> sigs.shape, bool((sigs[0] == h.signature(ids[:2])).all())
-        ((3, 8), True)
-        """
-        ids = np.asarray(ids)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        if ids.dtype != np.uint64 or ids.ndim != 1:
-            raise TypeError(f"ids must be a 1-D uint64 array, got {ids.dtype} with shape {ids.shape}")
-        if lengths.ndim != 1 or (lengths < 0).any() or lengths.sum() != len(ids):
-            raise ValueError(
-                f"lengths must be non-negative and sum to len(ids) = {len(ids)}, "
-                f"got a sum of {int(lengths.sum())}"
-            )
-        out = np.full((len(lengths), self.num_perm), empty_value(self.scheme), dtype=self.dtype)
-        cells = limits.SIGN_BLOCK_CELLS
-        if self.scheme in ("mod-prime", "small-affine"):
-            cells = min(cells, limits.SIGN_BLOCK_CELLS_MOD_PRIME)
-        per_block = 1 << 18 if self.scheme == "one-permutation" else max(1, cells // self.num_perm)
-        ends = np.cumsum(lengths)
-        start_doc = 0
-        while start_doc < len(lengths):
-            first_id = ends[start_doc] - lengths[start_doc]
-            # As many whole documents as fit in the block, and at least one: a longer one is alone.
-            stop_doc = max(int(np.searchsorted(ends, first_id + per_block, side="right")), start_doc + 1)
-            # One-permutation hashing makes one value per id: its memory is linear already.
-            if lengths[start_doc] > per_block and self.scheme != "one-permutation":
-                self._sign_long(ids[first_id : ends[start_doc]], per_block, out[start_doc])
-            else:
-                self._sign_block(
-                    ids[first_id : ends[stop_doc - 1]], lengths[start_doc:stop_doc], out[start_doc:stop_doc]
-                )
-            start_doc = stop_doc
-        return out
-
-    def _sign_long(self, ids: np.ndarray, per_block: int, out: np.ndarray) -> None:
-        """Sign one document block by block, so memory stays bounded whatever its length (a minimum
-        per hash function, so the blocks' signatures combine with ``np.minimum``)."""
-        block = np.empty((1, self.num_perm), dtype=self.dtype)
-        for start in range(0, len(ids), per_block):
-            part = ids[start : start + per_block]
-            self._sign_block(part, np.array([len(part)]), block)
-            np.minimum(out, block[0], out=out)
-
-    def _sign_block(self, ids: np.ndarray, lengths: np.ndarray, out: np.ndarray) -> None:
-        if self.scheme == "one-permutation":
-            out[:] = oph_signatures(ids, lengths, self.num_perm, self.seed)
-            return
-        nonempty = lengths > 0
-        if not nonempty.any():
-            return
-        values = self._hash_columns(ids)
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
-        out[nonempty] = np.minimum.reduceat(values, starts.astype(np.intp, copy=False), axis=1).T
+        rows = [self.signature(shingles) for shingles in many]
+        return np.stack(rows) if rows else np.empty((0, self.num_perm), dtype=self.dtype)
 
 
 def _check_pair(sig_a: np.ndarray, sig_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .support import limits
 from .hashing import splitmix64
+from .support import limits
 
 __all__ = ["oph_signatures", "densify", "EMPTY"]
 

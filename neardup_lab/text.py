@@ -11,7 +11,15 @@ from collections.abc import Set
 
 from .validate import positive_int, require_set, require_text
 
-__all__ = ["normalize", "separates_words", "words", "word_shingles", "char_shingles", "jaccard", "containment"]
+__all__ = [
+    "normalize",
+    "separates_words",
+    "words",
+    "word_shingles",
+    "char_shingles",
+    "jaccard",
+    "containment",
+]
 
 
 #: Longest shingle accepted, in words or characters: building ids costs a pass over the text per unit.

@@ -48,7 +48,7 @@ def test_pair_array_version_agrees():
     import numpy as np
 
     from neardup_lab import clusters_from_pairs
-    from neardup_lab.clusters import clusters_from_pair_array
+    from neardup_lab.engine.components import clusters_from_pair_array
 
     rng = np.random.default_rng(3)
     for n in (0, 1, 7, 50):
@@ -74,7 +74,7 @@ def test_pair_array_version_agrees():
 )
 def test_pair_array_clusters_match_union_find_on_any_graph(case):
     # Self-loops, repeated pairs and pairs in either order included; members are Python ints.
-    from neardup_lab.clusters import clusters_from_pair_array, pair_tuples
+    from neardup_lab.engine.components import clusters_from_pair_array, pair_tuples
 
     n, pairs = case
     array = np.array(pairs, dtype=np.int64).reshape(-1, 2)

@@ -23,7 +23,8 @@ from neardup_lab import (
     word_shingles,
 )
 from neardup_lab.engine.pipeline import check_jobs, prepare
-from neardup_lab.engine.settings import MAX_NUM_PERM, Settings
+from neardup_lab.engine.signing import sign_flat
+from neardup_lab.settings import MAX_NUM_PERM, Settings
 
 # --- settings that cannot work fail at once, before any allocation --------------------------
 
@@ -67,7 +68,7 @@ def test_long_document_signed_in_blocks_equals_whole(scheme):
     hasher = MinHasher(num_perm=64, seed=3, scheme=scheme)
     ids = np.random.default_rng(5).integers(0, 2**63, size=50_000, dtype=np.uint64)
     whole = hasher.hash_values(ids).min(axis=0) if scheme != "one-permutation" else None
-    blocked = hasher.signatures_flat(ids, np.array([len(ids)]))[0]
+    blocked = sign_flat(hasher, ids, np.array([len(ids)]))[0]
     if whole is not None:
         assert np.array_equal(blocked, whole)
     halves = np.minimum(hasher.signature(ids[:25_000]), hasher.signature(ids[25_000:]))

@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
-from neardup_lab import dedup, limits, make_corpus
+from neardup_lab import dedup, make_corpus
 from neardup_lab.distributed import dedup_dask, read_bag
 from neardup_lab.readers import Document, InputError, read_inputs
+from neardup_lab.support import limits
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from neardup_lab import make_article, replace_words
 from neardup_lab.engine.explain import Explanation, Tie, explain, ties
 from neardup_lab.engine.pipeline import dedup, prepare
-from neardup_lab.engine.settings import Settings
+from neardup_lab.settings import Settings
 from neardup_lab.text import char_shingles, containment, jaccard, word_shingles, words
 
 # ----- one pair, counted by hand ----------------------------------------------------------------

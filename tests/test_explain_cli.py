@@ -23,7 +23,7 @@ from neardup_lab.cli.console import Console
 from neardup_lab.cli.explain import WHY_COLUMNS, add_explain_command, why_fields, why_summary
 from neardup_lab.engine.explain import explain, ties
 from neardup_lab.engine.pipeline import dedup
-from neardup_lab.engine.settings import Settings
+from neardup_lab.settings import Settings
 from neardup_lab.text import jaccard, word_shingles
 
 ARTICLE = make_article(seed=11, n_words=80)

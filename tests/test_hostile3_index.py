@@ -20,9 +20,9 @@ import pytest
 
 from neardup_lab import make_article
 from neardup_lab.cli.main import main
-from neardup_lab.engine.settings import Settings
 from neardup_lab.index.fileformat import FORMAT_VERSION, StoreError
 from neardup_lab.index.store import FileAddedError, SavedIndex
+from neardup_lab.settings import Settings
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX links and FIFOs")
 SMALL = Settings(threshold=0.8, num_perm=32)

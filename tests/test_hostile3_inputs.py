@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_lab import make_article
-from neardup_lab.support import limits
 from neardup_lab.engine import pipeline
 from neardup_lab.engine.pipeline import candidates_warning, dedup, prepare
-from neardup_lab.engine.reference import reference_dedup
-from neardup_lab.engine.settings import Settings
+from neardup_lab.reference import reference_dedup
+from neardup_lab.settings import Settings
+from neardup_lab.support import limits
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX file names and links")
 TIMEOUT = 120  # seconds; a healthy run takes one or two

@@ -6,11 +6,12 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from neardup_lab import dedup, limits, make_corpus
+from neardup_lab import dedup, make_corpus
 from neardup_lab.engine import idsets, pipeline
 from neardup_lab.engine.idsets import jaccard_from_texts, shingle_id_sets, sorted_sets
-from neardup_lab.engine.settings import Settings
 from neardup_lab.engine.verify import jaccard_of_pairs, pack_id_sets
+from neardup_lab.settings import Settings
+from neardup_lab.support import limits
 from neardup_lab.support.spans import Ragged
 
 # Typographic quotes, accents, a ligature that NFKC splits, a separator outside ASCII.

@@ -94,7 +94,7 @@ def test_the_package_has_the_three_layers():
     layers = {layer_of(m) for m in MODULES}
     assert {"core", "engine", "tools"} <= layers
     assert {"neardup_lab.text", "neardup_lab.minhash", "neardup_lab.lsh"} <= MODULES
-    assert {"neardup_lab.engine.pipeline", "neardup_lab.engine.reference"} <= MODULES
+    assert {"neardup_lab.engine.pipeline", "neardup_lab.reference"} <= MODULES
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from neardup_lab import LSHIndex, MinHasher, approx_threshold, candidate_pair_array, candidate_pairs, s_curve
-from neardup_lab.lsh import band_groups
+from neardup_lab.engine.banding import band_groups
 
 
 def test_s_curve_values_from_mining_massive_datasets():

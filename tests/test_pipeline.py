@@ -6,14 +6,14 @@ import pytest
 from neardup_lab import (
     brute_force_pairs,
     dedup,
-    limits,
     make_corpus,
     pairs_from_clusters,
     precision_recall,
     word_shingles,
 )
 from neardup_lab.engine.pipeline import exact_groups
-from neardup_lab.engine.settings import Settings
+from neardup_lab.settings import Settings
+from neardup_lab.support import limits
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import pytest
 
 from neardup_lab import dedup, make_corpus
 from neardup_lab.cli.main import main
-from neardup_lab.index.store import SavedIndex
 from neardup_lab.engine.workers import IN_BROWSER, ordered_map
+from neardup_lab.index.store import SavedIndex
 
 only_in_browser = pytest.mark.skipif(not IN_BROWSER, reason="concerns the browser's Python only")
 

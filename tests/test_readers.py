@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neardup_lab.support import limits
 from neardup_lab.readers import (
     DEFAULT_MAX_BYTES,
     Document,
@@ -22,6 +21,7 @@ from neardup_lab.readers import (
     iter_records,
     read_inputs,
 )
+from neardup_lab.support import limits
 
 
 def write(path, data: str | bytes) -> str:

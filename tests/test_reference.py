@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from neardup_lab import dedup, make_corpus
-from neardup_lab.engine.reference import reference_dedup
-from neardup_lab.engine.settings import Settings
 from neardup_lab.minhash import SCHEMES
+from neardup_lab.reference import reference_dedup
+from neardup_lab.settings import Settings
 
 VOCABULARY = ["rain", "river", "bridge", "school", "council", "storm", "road", "city", "harbour"]
 VOCABULARY += ["market", "night", "Café", "déjà", "ÉCOLE"]

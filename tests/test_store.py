@@ -27,7 +27,6 @@ from neardup_lab import (
 )
 from neardup_lab.clusters import clusters_from_pairs
 from neardup_lab.engine.pipeline import exact_groups
-from neardup_lab.engine.settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE, Settings
 from neardup_lab.engine.tokenize import shingle_id_batch
 from neardup_lab.index.fileformat import FORMAT_VERSION, NORMALIZATION, atomic_writer
 from neardup_lab.index.store import (
@@ -39,6 +38,7 @@ from neardup_lab.index.store import (
     SettingsMismatchError,
     StoreError,
 )
+from neardup_lab.settings import MAX_NUM_PERM, MAX_SHINGLE_SIZE, Settings
 
 SMALL = Settings(threshold=0.8, num_perm=64)
 

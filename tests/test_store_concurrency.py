@@ -7,8 +7,8 @@ import sys
 import time
 
 from neardup_lab import make_article
-from neardup_lab.engine.settings import Settings
 from neardup_lab.index.store import SavedIndex, StoreError
+from neardup_lab.settings import Settings
 
 ROUNDS = 150  # adds by the writer; the reader opens and queries the index all the while
 TIMEOUT = 300

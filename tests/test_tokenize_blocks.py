@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_lab.support import limits
 from neardup_lab.engine.tokenize import _expanding, _nfkc, _starts_afresh, shingle_ids, tokenize_batch
 from neardup_lab.hashing import word_shingle_ids
+from neardup_lab.support import limits
 
 # Characters that normalisation joins, splits, expands or turns into spaces.
 HOSTILE = [

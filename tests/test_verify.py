@@ -5,12 +5,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from neardup_lab import jaccard
+from neardup_lab.engine.banding import band_groups, candidate_pair_array
 from neardup_lab.engine.verify import (
     jaccard_of_pairs,
     pack_id_sets,
     verified_edges,
 )
-from neardup_lab.lsh import band_groups, candidate_pair_array
 from neardup_lab.support.spans import Ragged
 
 id_sets = st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=8)

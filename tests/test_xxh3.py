@@ -12,7 +12,8 @@ import xxhash
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neardup_lab import hashing, limits, xxh3
+from neardup_lab import hashing
+from neardup_lab.support import limits, xxh3
 
 #: Each path's first and last length, with their neighbours: 0-3, 4-8, 9-16, 17-128 (by 32),
 #: 129-240, then stripes (64 bytes) and blocks (1024 bytes, the last stripe kept apart).
@@ -121,7 +122,7 @@ if sys.argv[1] == "blocked":
 from neardup_lab import dedup, hash_shingles, hashing, stable_hash
 from neardup_lab.corpus import make_article, replace_words
 from neardup_lab.engine.pipeline import exact_groups, prepare
-from neardup_lab.engine.settings import Settings
+from neardup_lab.settings import Settings
 
 base = [make_article(seed, n_words=40 + 60 * seed) for seed in range(6)]
 docs = base + [replace_words(text, 2, seed=9) for text in base] + [base[1].upper(), "東京 大阪 " * 20, ""]

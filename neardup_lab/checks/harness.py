@@ -131,8 +131,8 @@ REFERENCES: dict[str, tuple[str, ...]] = {
     "check_s_curve": ("neardup_lab.lsh:s_curve",),
     "check_candidate_pairs": (
         "neardup_lab.lsh:candidate_pairs",
-        "neardup_lab.lsh:candidate_pair_array",
-        "neardup_lab.lsh:pairs_in_groups",
+        "neardup_lab.engine.banding:candidate_pair_array",
+        "neardup_lab.engine.banding:pairs_in_groups",
         "neardup_lab.lsh:LSHIndex",
     ),
     "check_choose_bands_rows": (
@@ -146,11 +146,11 @@ REFERENCES: dict[str, tuple[str, ...]] = {
     "check_precision_recall": ("neardup_lab.evaluate:precision_recall",),
     "check_clusters": (
         "neardup_lab.clusters:clusters_from_pairs",
-        "neardup_lab.clusters:clusters_from_pair_array",
+        "neardup_lab.engine.components:clusters_from_pair_array",
         "neardup_lab.clusters:UnionFind",
     ),
     "check_verify_pairs": (),
-    "check_dedup": ("neardup_lab.engine.pipeline:dedup", "neardup_lab.engine.reference:reference_dedup"),
+    "check_dedup": ("neardup_lab.engine.pipeline:dedup", "neardup_lab.reference:reference_dedup"),
     "check_hamming": (
         "neardup_lab.simhash:hamming",
         "neardup_lab.simhash_index:hamming_distances",

@@ -18,9 +18,9 @@ import warnings
 from collections.abc import Callable, Iterator
 
 from ..engine.pipeline import dedup
-from ..engine.settings import Settings
 from ..index.store import SavedIndex
 from ..readers import ReadReport, read_inputs
+from ..settings import Settings
 from . import outputs
 from .console import Console, dedup_summary, explain, match_summary, plural, posix, read_summary, warn_skipped
 from .explain import why_fields, why_summary

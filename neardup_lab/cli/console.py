@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import IO
 
 from ..engine.pipeline import DedupResult, candidates_warning
-from ..engine.settings import RECALL_WEIGHTS, Settings
+from ..engine.workers import progress_bar
 from ..index.store import Match
 from ..lsh import approx_threshold, s_curve
 from ..readers import REASONS, ReadReport
+from ..settings import RECALL_WEIGHTS, Settings
 from ..text import normalize
-from ..engine.workers import progress_bar
 
 __all__ = ["PROG", "Console", "printable", "plural", "posix", "warn_skipped", "read_summary", "explain"]
 __all__ += ["dedup_summary", "match_summary"]

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from ..engine.explain import SHOWN_SHARED, explain, ties
 from ..engine.pipeline import DedupResult
-from ..engine.settings import Settings
 from ..readers import InputError, read_inputs
+from ..settings import Settings
 from .console import Console, plural, posix
 from .options import EXIT_OK, add_command, add_hash_options, add_max_bytes, given_settings, whole
 from .outputs import WHY_COLUMNS

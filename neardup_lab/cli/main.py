@@ -22,10 +22,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..clusters import KEEPER_POLICIES
-from ..engine.settings import Settings
+from ..engine.workers import IN_BROWSER
 from ..index import StoreError
 from ..readers import FORMATS, InputError
-from ..engine.workers import IN_BROWSER
+from ..settings import Settings
 from .commands import run_dedup, run_index, run_info
 from .console import PROG, Console
 from .explain import add_explain_command

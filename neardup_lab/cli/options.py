@@ -1,7 +1,7 @@
 """What the subcommands of ``neardup-lab`` share: exit codes, value parsers, option builders.
 
 The value parsers turn one command-line word into a value or raise ``argparse.ArgumentTypeError``
-with the reason; ranges of settings are left to :class:`~neardup_lab.engine.settings.Settings`.
+with the reason; ranges of settings are left to :class:`~neardup_lab.settings.Settings`.
 
 >>> byte_size("10M"), whole("7")
 (10000000, 7)
@@ -15,10 +15,10 @@ import sys
 from argparse import ArgumentTypeError
 from typing import Any, NoReturn
 
-from ..support import limits
-from ..engine.settings import SHINGLE_KINDS, Settings
 from ..minhash import SCHEMES
 from ..readers import InputError, check_encoding
+from ..settings import SHINGLE_KINDS, Settings
+from ..support import limits
 from .console import printable
 
 __all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "CLI_SCHEMES", "Parser", "number", "whole", "jobs"]
@@ -176,7 +176,7 @@ def add_max_bytes(group: Any, what: str, note: str = "") -> None:
 
 
 def add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:
-    """Options named after the fields of :class:`~neardup_lab.engine.settings.Settings`, which checks them.
+    """Options named after the fields of :class:`~neardup_lab.settings.Settings`, which checks them.
 
     >>> p = argparse.ArgumentParser()
     >>> add_hash_options(p, from_index=False)

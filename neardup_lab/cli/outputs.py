@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..support import limits
 from ..engine.pipeline import DedupResult
 from ..index.fileformat import LOCK_NAME, META_NAME, create_temporary_file, sync_folder
 from ..index.store import Match
@@ -47,6 +46,7 @@ from ..readers import (
     record_value,
 )
 from ..readers.files import inner_suffix, read_errors
+from ..support import limits
 from .console import posix
 
 __all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]

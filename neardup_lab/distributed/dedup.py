@@ -31,14 +31,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..support import limits
-from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
+from ..clusters import choose_keepers
+from ..engine.banding import candidate_pair_array
+from ..engine.components import clusters_from_pair_array, pair_tuples
 from ..engine.pipeline import DedupResult, check_documents, prepare
-from ..engine.settings import Settings
 from ..engine.verify import jaccard_of_pairs
-from ..lsh import band_hashes, candidate_pair_array
+from ..lsh import band_hashes
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from ..readers import Document, InputError, Problem, check_inputs, detect_format, iter_records
+from ..settings import Settings
+from ..support import limits
 from ..support.spans import Ragged
 from ..validate import positive_int
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent

@@ -1,14 +1,14 @@
 """Why two documents were paired, or not: the evidence the pipeline weighs, for one pair.
 
 :func:`explain` runs two texts through the same steps as :func:`~neardup_lab.engine.pipeline.dedup`,
-under the same :class:`~neardup_lab.engine.settings.Settings`, and keeps every intermediate answer:
+under the same :class:`~neardup_lab.settings.Settings`, and keeps every intermediate answer:
 
 1. the normalised words and the exact-copy key (:func:`~neardup_lab.engine.pipeline.prepare`);
 2. the shingles, shown as strings (:func:`~neardup_lab.text.word_shingles` or
    :func:`~neardup_lab.text.char_shingles`), and the exact Jaccard similarity of their ids,
    the number verification uses (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`);
 3. the MinHash signatures: how many of their values agree, and the estimate;
-4. the bands whose values agree (:func:`~neardup_lab.lsh.band_groups`, keyed by
+4. the bands whose values agree (:func:`~neardup_lab.engine.banding.band_groups`, keyed by
    :func:`~neardup_lab.lsh.band_hashes`): one is enough to make the pair a candidate;
 5. whether verification keeps the pair (:func:`~neardup_lab.engine.pipeline.keep_verified`).
 
@@ -33,13 +33,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..lsh import band_groups
 from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
+from ..settings import Settings
 from ..text import char_shingles, containment, word_shingles, words
 from ..validate import require_text
+from .banding import band_groups
 from .idsets import jaccard_from_texts
 from .pipeline import DedupResult, check_documents, keep_verified, prepare
-from .settings import Settings
 from .verify import jaccard_of_pairs
 
 __all__ = ["Explanation", "explain", "Tie", "ties"]
@@ -267,7 +267,7 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
     ``dedup([a, b], **s.to_dict())`` puts them in one cluster.
 
     Raises TypeError when ``a`` or ``b`` is not a str or ``settings`` not a
-    :class:`~neardup_lab.engine.settings.Settings`.
+    :class:`~neardup_lab.settings.Settings`.
 
     >>> e = explain("The river rose fast today", "the river rose FAST, today!")
     >>> e.exact_copy, e.jaccard, e.joined

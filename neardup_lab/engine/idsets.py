@@ -23,14 +23,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..support import limits
 from ..hashing import hash_shingles
+from ..settings import Settings
+from ..support import limits
 from ..support.spans import Ragged, chunk_bounds
 from ..text import char_shingles
-from .workers import ordered_map
-from .settings import Settings
 from .tokenize import ngram_ids, tokenize_batch
 from .verify import jaccard_of_pairs, pack_id_sets
+from .workers import ordered_map
 
 __all__ = ["unsorted_shingle_ids", "sorted_sets", "shingle_id_sets", "jaccard_from_texts"]
 

@@ -15,19 +15,21 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import hashing
-from ..support import limits
-from ..clusters import choose_keepers, clusters_from_pair_array, pair_tuples
+from ..clusters import choose_keepers
 from ..docfreq import frequent_ids
-from ..lsh import band_groups
 from ..minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
+from ..settings import RECALL_WEIGHTS, Settings
+from ..support import limits
 from ..support.spans import Ragged, chunk_bounds, cut
 from ..text import words
 from ..validate import first_not_text
-from .workers import IN_BROWSER, ordered_map, progress_bar
+from .banding import band_groups
+from .components import clusters_from_pair_array, pair_tuples
 from .idsets import jaccard_from_texts, sorted_sets, unsorted_shingle_ids
-from .settings import RECALL_WEIGHTS, Settings
+from .signing import sign_flat
 from .tokenize import tokenize_batch
 from .verify import jaccard_of_pairs, pack_id_sets, verified_edges
+from .workers import IN_BROWSER, ordered_map, progress_bar
 
 __all__ = [
     "DedupResult",
@@ -140,7 +142,7 @@ def prepare(
     Words and their hashes come from :mod:`~neardup_lab.engine.tokenize`, shingle ids from
     :func:`~neardup_lab.engine.idsets.unsorted_shingle_ids` (one id per
     :func:`~neardup_lab.text.word_shingles` shingle); signatures from
-    :meth:`~neardup_lab.minhash.MinHasher.signatures_flat`, for the first copy of
+    :func:`~neardup_lab.engine.signing.sign_flat`, for the first copy of
     each normalised text only. ``ids`` says what to keep of the shingle ids:
     ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.engine.verify.pack_id_sets`);
     ``"raw"``, the ids in text order, unsorted (a list of one part); ``"none"``, nothing
@@ -176,7 +178,7 @@ def prepare(
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
     # Gather the ids of the documents to sign only when some are copies (usually none are).
     to_sign = shingles if signed.all() else shingles.take(np.flatnonzero(signed))
-    signatures[signed] = hasher.signatures_flat(to_sign.values, to_sign.counts)
+    signatures[signed] = sign_flat(hasher, to_sign.values, to_sign.counts)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
     if ids == "none":
         return Prepared(keys, Ragged.empty(), signatures)
@@ -419,7 +421,8 @@ def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
 
 def candidates_warning(result: DedupResult) -> str | None:
     """What to say when candidate pairs per document explode (more than
-    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` checked a document), with the remedy; else None.
+    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` checked a document), with the
+    remedy; else None.
 
     Documents that share boilerplate (a menu, a licence, a template) agree on many bands
     without being duplicates: each becomes a candidate of many others, and checking them
@@ -507,7 +510,7 @@ def dedup(
     (word or char ``k``-shingles), and the first copy of each text is signed
     (:func:`prepare`, on ``n_jobs`` threads; -1: all cores; the answer does not
     depend on it). Documents equal after normalisation are joined as copies.
-    :func:`~neardup_lab.lsh.band_groups` proposes candidate pairs among the
+    :func:`~neardup_lab.engine.banding.band_groups` proposes candidate pairs among the
     representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
     least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
     candidate), skipping pairs already joined (:func:`~neardup_lab.engine.verify.verified_edges`;
@@ -517,9 +520,9 @@ def dedup(
     connected components are the clusters and
     :func:`~neardup_lab.clusters.choose_keepers` picks one per cluster.
 
-    The settings are checked by :class:`~neardup_lab.engine.settings.Settings`;
+    The settings are checked by :class:`~neardup_lab.settings.Settings`;
     ``bands``/``rows`` default to :func:`~neardup_lab.lsh.optimal_params` weighted by
-    :data:`~neardup_lab.engine.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands of 7
+    :data:`~neardup_lab.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands of 7
     rows). ``progress`` shows a bar on standard error (default: none). ``bbits`` keeps only that
     many low bits of each value (b-bit MinHash) for banding and estimates. ``max_df`` ignores
     the shingles found in more than that share (float) or count (int) of the documents, when

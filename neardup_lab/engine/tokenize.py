@@ -35,8 +35,8 @@ from itertools import repeat
 import numpy as np
 
 from .. import hashing
-from ..support import limits
 from ..hashing import splitmix64
+from ..support import limits
 from ..support.spans import Ragged, chunk_bounds, span_positions
 from ..text import require_shingle_size, separates_words
 from ..validate import first_not_text, require_text

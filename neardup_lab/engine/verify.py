@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..clusters import join_roots, roots
-from ..lsh import BandGroups, pairs_in_groups
 from ..support.spans import Ragged, span_positions
+from .banding import BandGroups, pairs_in_groups
+from .components import join_roots, roots
 
 __all__ = [
     "pack_id_sets",
@@ -117,14 +117,14 @@ def verified_edges(
 ) -> Verified:
     """Check the pairs within each band group with ``keep``, skipping pairs already joined.
 
-    ``groups`` come from :func:`~neardup_lab.lsh.band_groups`, band after band;
+    ``groups`` come from :func:`~neardup_lab.engine.banding.band_groups`, band after band;
     ``keep`` says, for an ``(m, 2)`` array of pairs, which to keep; ``joined``
     are edges known without checking (exact copies). A pair whose two documents
     are already in one cluster is skipped, and a pair rejected once is not
     checked again, so the clusters equal those of checking every candidate pair
     at a fraction of the checks.
 
-    >>> from neardup_lab.lsh import band_groups
+    >>> from neardup_lab.engine.banding import band_groups
     >>> sigs = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2]], dtype=np.uint32)
     >>> found = verified_edges(4, band_groups(sigs, 2, 2), lambda pairs: pairs[:, 1] < 3)
     >>> found.edges.tolist(), found.checked  # the second band's group is joined already

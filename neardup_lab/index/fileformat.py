@@ -38,8 +38,8 @@ from typing import IO, NamedTuple
 import numpy as np
 
 from .. import __version__
-from ..engine.settings import Settings
 from ..readers.jsonl import nested_too_deeply
+from ..settings import Settings
 
 try:
     import fcntl
@@ -114,7 +114,7 @@ class IndexExistsError(StoreError):
 
 
 def check_index_settings(settings: object) -> Settings:
-    """``settings`` if an index can hold them: a :class:`~neardup_lab.engine.settings.Settings` as is.
+    """``settings`` if an index can hold them: a :class:`~neardup_lab.settings.Settings` as is.
 
     ``verify``, ``bbits`` and ``keeper`` must keep their defaults; anything else is a ValueError.
 

@@ -30,9 +30,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engine.pipeline import Prepared, check_documents, prepare_many
-from ..engine.settings import Settings
 from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes
+from ..settings import Settings
 from ..support.spans import Ragged, span_positions
 from .fileformat import (
     FORMAT_VERSION,
@@ -122,7 +122,7 @@ def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
 class SavedIndex:
     """Signatures, shingle ids and ids of documents seen so far; saved as a folder.
 
-    ``settings`` (a :class:`~neardup_lab.engine.settings.Settings`, default
+    ``settings`` (a :class:`~neardup_lab.settings.Settings`, default
     ``Settings()``) are fixed for the life of the index. An index always
     verifies exactly and keeps every document, so ``verify``, ``bbits`` and
     ``keeper`` must keep their defaults (ValueError otherwise).

@@ -347,7 +347,7 @@ def signing_cost(n_docs: int = 2000, seed: int = 0, repeat: int = 3) -> float:
     True
     """
     from ..engine.pipeline import prepare_many
-    from ..engine.settings import Settings
+    from ..settings import Settings
 
     docs = [make_article(seed * 1_000_003 + i) for i in range(n_docs)]
     settings = Settings()

@@ -70,7 +70,7 @@ from .inputs import iter_records, read_inputs
 from .jsonl import jsonl_lines, record_value
 from .records import REASONS, Document, InputError, InputFile, Problem, ReadReport, check_encoding
 
-#: The default of ``--max-bytes``; readers read :data:`neardup_lab.support.limits.DEFAULT_MAX_BYTES` when they run.
+#: The default of ``--max-bytes`` (readers read :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`).
 DEFAULT_MAX_BYTES = limits.DEFAULT_MAX_BYTES
 #: :data:`neardup_lab.support.limits.PARQUET_BATCH_ROWS`, for code that imported it from here.
 PARQUET_BATCH_ROWS = limits.PARQUET_BATCH_ROWS

@@ -1,4 +1,4 @@
-"""The whole dedup written with the core functions, read top to bottom: the engine's test oracle.
+"""The whole dedup written with core functions only, read top to bottom: the engine's test oracle.
 
 Chapter 9's pipeline, one step after another: exact pass, sign, band, verify, union-find,
 keepers. It holds Python sets of strings and checks every candidate pair, so it is slow;
@@ -16,13 +16,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..clusters import choose_keepers, clusters_from_pairs
-from ..docfreq import frequent_shingles
-from ..hashing import hash_shingles, word_shingle_ids
-from ..lsh import candidate_pair_array
-from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
-from ..text import char_shingles, jaccard, word_shingles, words
+from .clusters import choose_keepers, clusters_from_pairs
+from .docfreq import frequent_shingles
+from .hashing import hash_shingles, word_shingle_ids
+from .lsh import candidate_pairs
+from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import Settings
+from .text import char_shingles, jaccard, word_shingles, words
 
 __all__ = ["Reference", "reference_dedup"]
 
@@ -70,7 +70,7 @@ def reference_dedup(docs: Sequence[str], settings: Settings | None = None) -> Re
     # 3. Band: pairs of representatives that agree on a whole band (with max_df, of those
     # that have shingles left: an emptied document joins only its exact copies).
     banded = [r for r, i in enumerate(reps) if s.max_df is None or sets[i]]
-    pairs_of_rows = candidate_pair_array(signatures[banded], s.bands, s.rows).tolist()
+    pairs_of_rows = sorted(candidate_pairs(signatures[banded], s.bands, s.rows))
     candidates = [(reps[banded[a]], reps[banded[b]]) for a, b in pairs_of_rows]
 
     # 4. Verify: exact Jaccard, the signatures' estimate, or none.

@@ -23,12 +23,12 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from ..clusters import KEEPER_POLICIES
-from ..docfreq import max_count
-from ..lsh import check_banding, optimal_params
-from ..minhash import MAX_NUM_PERM, SCHEMES, MinHasher
-from ..text import MAX_SHINGLE_SIZE
-from ..validate import positive_int, shown
+from .clusters import KEEPER_POLICIES
+from .docfreq import max_count
+from .lsh import check_banding, optimal_params
+from .minhash import MAX_NUM_PERM, SCHEMES, MinHasher
+from .text import MAX_SHINGLE_SIZE
+from .validate import positive_int, shown
 
 __all__ = [
     "Settings",
