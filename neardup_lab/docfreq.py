@@ -26,11 +26,9 @@ from collections import Counter
 from collections.abc import Sequence, Set
 from numbers import Integral, Real
 
-import numpy as np
-
 from .validate import require_set
 
-__all__ = ["document_frequencies", "frequent_shingles", "drop_frequent", "max_count", "frequent_ids"]
+__all__ = ["document_frequencies", "frequent_shingles", "drop_frequent", "max_count"]
 
 
 def _check_sets(shingle_sets: object) -> Sequence[Set]:
@@ -118,28 +116,3 @@ def drop_frequent(shingle_sets: Sequence[Set[str]], max_df: float | int) -> list
     """
     frequent = frequent_shingles(shingle_sets, max_df)  # checks the arguments
     return [set(shingles) - frequent for shingles in shingle_sets]
-
-
-def frequent_ids(
-    counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
-) -> np.ndarray:
-    """:func:`frequent_shingles` for shingle ids counted in parts: the sorted ids whose
-    document frequency is above ``max_df`` of ``n_documents``.
-
-    Each part is ``(ids, counts)``: distinct uint64 ids and how many documents of that part
-    hold each (``np.unique(..., return_counts=True)`` over each document's distinct ids).
-
-    >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
-    >>> frequent_ids([part, part], 0.5, 4).tolist()  # id 3 is in 4 of 4 documents, 5 and 9 in 2
-    [3]
-    """
-    limit = max_count(max_df, n_documents)
-    ids = np.concatenate([np.empty(0, np.uint64)] + [np.asarray(i, dtype=np.uint64) for i, _ in counted])
-    if not len(ids):  # no document has a shingle
-        return ids
-    counts = np.concatenate([np.asarray(c, dtype=np.int64) for _, c in counted])
-    order = np.argsort(ids, kind="stable")
-    ids, counts = ids[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    totals = np.add.reduceat(counts, starts.astype(np.intp, copy=False))
-    return ids[starts][totals > limit]

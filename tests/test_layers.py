@@ -1,8 +1,11 @@
-"""The package's layers, read from its imports: core <- engine <- tools, no cycle, no private names.
+"""The package's layers, read from its imports: support <- core <- engine <- tools, no cycle,
+no private names.
 
 The core (the modules at the top of ``neardup_lab/``) is what the chapters teach; the engine
 (``neardup_lab/engine/``) makes it fast; the tools (command line, readers, saved index, Dask)
-handle files and processes. Each layer may import the ones above it in that list, never below.
+handle files and processes. Below them all, ``neardup_lab/support/`` holds what every layer
+shares and no chapter teaches (limits, ragged arrays, XXH3 in plain Python). Each layer may
+import the ones above it in that list, never below.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ def layer_of(module: str) -> str:
         return "facade"
     if parts[1] == "engine":
         return "engine"
+    if parts[1] == "support":
+        return "support"
     if parts[1] in TOOLS:
         return "tools"
     if parts[1] in BESIDE:
@@ -107,6 +112,84 @@ def test_a_layer_imports_nothing_from_the_layers_below_it(layer, forbidden):
         if layer_of(module) == layer and layer_of(target) in forbidden
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def imported_within_package(start: str) -> set[str]:
+    """Every package module ``start`` loads, directly or through others, at import or at call time."""
+    edges: dict[str, set[str]] = {}
+    for module, target, _, _ in internal_edges():
+        edges.setdefault(module, set()).add(target)
+    seen, todo = set(), [start]
+    while todo:
+        module = todo.pop()
+        for target in edges.get(module, set()) - seen:
+            seen.add(target)
+            todo.append(target)
+    return seen
+
+
+def test_the_reference_pipeline_is_built_from_core_functions_only():
+    loaded = imported_within_package("neardup_lab.reference")
+    assert "neardup_lab.lsh" in loaded and "neardup_lab.minhash" in loaded
+    assert not [m for m in loaded if layer_of(m) not in ("core", "support")], sorted(loaded)
+
+
+#: The rule that keeps engine code out of the core: a core module starts no thread or process,
+#: and batches no documents: it cuts no concatenated documents apart (``reduceat``) and holds no
+#: ragged batch (``Ragged``, ``chunk_bounds``); and each of its functions is short enough to read
+#: beside its chapter (at most MAX_CORE_FUNCTION lines of code below the docstring).
+ENGINE_ONLY_IMPORTS = ("threading", "concurrent", "multiprocessing", "subprocess", "queue")
+ENGINE_ONLY_NAMES = ("reduceat", "Ragged", "chunk_bounds")
+MAX_CORE_FUNCTION = 45
+
+
+def engine_code_in(source: str) -> list[str]:
+    """What in ``source`` (a core module) is engine code by the rule above, one line each."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = getattr(node, "module", None)
+            names = [alias.name for alias in node.names] + ([module] if module else [])
+            found += [f"{node.lineno}: imports {n}" for n in names if n.split(".")[0] in ENGINE_ONLY_IMPORTS]
+            found += [f"{node.lineno}: imports {n}" for n in names if n in ENGINE_ONLY_NAMES]
+        elif isinstance(node, ast.Attribute | ast.Name):
+            name = node.attr if isinstance(node, ast.Attribute) else node.id
+            if name in ENGINE_ONLY_NAMES:
+                found.append(f"{node.lineno}: uses {name}")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0]
+            has_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            start = first.end_lineno + 1 if has_doc and len(node.body) > 1 else first.lineno
+            if node.end_lineno - start + 1 > MAX_CORE_FUNCTION:
+                found.append(f"{node.lineno}: {node.name} has {node.end_lineno - start + 1} lines of code")
+    return found
+
+
+def test_no_core_module_defines_engine_code():
+    wrong = {
+        module: found
+        for module in sorted(MODULES)
+        if layer_of(module) == "core"
+        and (found := engine_code_in((PACKAGE / f"{module.split('.', 1)[1]}.py").read_text(encoding="utf-8")))
+    }
+    assert not wrong, wrong
+
+
+def test_the_engine_code_rule_sees_engine_code():
+    """The rule above can fail: threads, a segmented reduction and a long function are each seen."""
+    long_body = "\n".join(f"    x{i} = {i}" for i in range(MAX_CORE_FUNCTION + 1))
+    source = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "import numpy as np\n"
+        "def sign(v, s):\n    return np.minimum.reduceat(v, s)\n"
+        f"def long():\n    'Doc.'\n{long_body}\n"
+    )
+    found = engine_code_in(source)
+    assert sorted(line.split(": ", 1)[1] for line in found) == [
+        "imports concurrent.futures",
+        f"long has {MAX_CORE_FUNCTION + 1} lines of code",
+        "uses reduceat",
+    ]
 
 
 def test_no_module_imports_a_private_name_of_another():

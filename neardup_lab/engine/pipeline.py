@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import hashing
 from ..clusters import choose_keepers
-from ..docfreq import frequent_ids
+from ..docfreq import max_count
 from ..minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
 from ..settings import RECALL_WEIGHTS, Settings
 from ..support import limits
@@ -42,6 +42,7 @@ __all__ = [
     "check_documents",
     "keep_verified",
     "looks_unspaced",
+    "frequent_ids",
     "frequent_shingle_ids",
     "candidates_warning",
     "RECALL_WEIGHTS",
@@ -191,9 +192,34 @@ def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
     return drop[at] != ids
 
 
+def frequent_ids(
+    counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
+) -> np.ndarray:
+    """:func:`~neardup_lab.docfreq.frequent_shingles` for shingle ids counted in parts: the sorted ids whose
+    document frequency is above ``max_df`` of ``n_documents``.
+
+    Each part is ``(ids, counts)``: distinct uint64 ids and how many documents of that part
+    hold each (``np.unique(..., return_counts=True)`` over each document's distinct ids).
+
+    >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
+    >>> frequent_ids([part, part], 0.5, 4).tolist()  # id 3 is in 4 of 4 documents, 5 and 9 in 2
+    [3]
+    """
+    limit = max_count(max_df, n_documents)
+    ids = np.concatenate([np.empty(0, np.uint64)] + [np.asarray(i, dtype=np.uint64) for i, _ in counted])
+    if not len(ids):  # no document has a shingle
+        return ids
+    counts = np.concatenate([np.asarray(c, dtype=np.int64) for _, c in counted])
+    order = np.argsort(ids, kind="stable")
+    ids, counts = ids[order], counts[order]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    totals = np.add.reduceat(counts, starts.astype(np.intp, copy=False))
+    return ids[starts][totals > limit]
+
+
 def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 1) -> np.ndarray:
     """The sorted shingle ids found in more than ``settings.max_df`` of ``docs``
-    (:func:`~neardup_lab.docfreq.frequent_ids`), counted in chunks as :func:`prepare_many` cuts them.
+    (:func:`frequent_ids`), counted in chunks as :func:`prepare_many` cuts them.
 
     >>> docs = ["menu rain", "menu sun", "menu wind", "storm"]
     >>> len(frequent_shingle_ids(docs, Settings(k=1, max_df=0.5)))  # "menu" is in 3 of 4
