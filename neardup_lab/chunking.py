@@ -19,6 +19,7 @@ from collections.abc import Set
 from numbers import Integral, Real
 
 from .text import jaccard, word_shingles, words
+from .validate import described, shown
 
 __all__ = ["chunk_spans", "chunk_words", "best_chunk_similarity", "containment_estimate"]
 
@@ -104,11 +105,11 @@ def best_chunk_similarity(
     if not isinstance(excerpt_shingles, Set):
         raise TypeError(
             f"excerpt_shingles must be a set of shingles, got {type(excerpt_shingles).__name__} "
-            f"{excerpt_shingles!r:.60}; build it with word_shingles(excerpt, k)"
+            f"{shown(excerpt_shingles)}; build it with word_shingles(excerpt, k)"
         )
     chunks = chunk_words(long_text, size, step)
     if not chunks:
-        raise ValueError(f"long_text has no words, so there is no chunk to compare: {long_text!r:.60}")
+        raise ValueError(f"long_text has no words, so there is no chunk to compare: {shown(long_text)}")
     similarities = [jaccard(excerpt_shingles, word_shingles(chunk, k)) for chunk in chunks]
     best = max(similarities)
     return best, similarities.index(best)  # the first chunk on ties
@@ -134,7 +135,7 @@ def containment_estimate(jaccard_value: float, size_a: int, size_b: int) -> floa
     """
     if isinstance(jaccard_value, bool) or not isinstance(jaccard_value, Real):
         raise TypeError(
-            f"jaccard_value must be a number, got {type(jaccard_value).__name__} {jaccard_value!r:.60}"
+            f"jaccard_value must be a number, got {described(jaccard_value)}"
         )
     j = float(jaccard_value)
     if math.isnan(j) or not 0.0 <= j <= 1.0:

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence, Set
 from numbers import Integral, Real
 
-from .validate import require_set
+from .validate import described, require_set
 
 __all__ = ["document_frequencies", "frequent_shingles", "drop_frequent", "max_count"]
 
@@ -35,7 +35,7 @@ def _check_sets(shingle_sets: object) -> Sequence[Set]:
     if isinstance(shingle_sets, (str, bytes, Set)) or not isinstance(shingle_sets, Sequence):
         raise TypeError(
             f"shingle_sets must be a list with one shingle set per document, got "
-            f"{type(shingle_sets).__name__} {shingle_sets!r:.60}"
+            f"{described(shingle_sets)}"
         )
     for position, shingles in enumerate(shingle_sets):
         require_set(shingles, f"shingle_sets[{position}]")

@@ -31,7 +31,8 @@ except ImportError:  # the same bits in plain Python, 10-30x slower on a short i
     from .support.xxh3 import xxh3_64_intdigest as xxh3_64
     from .support.xxh3 import xxh3_128_digest as xxh3_128_digest
 
-from .text import words
+from .text import require_shingle_size, windows, words
+from .validate import described, shown
 
 # Not in __all__: the API reference would render the compiled functions with their one-word
 # docstrings; the module docstring describes them.
@@ -49,7 +50,7 @@ def stable_hash(token: str) -> int:
     True
     """
     if not isinstance(token, str):
-        raise TypeError(f"stable_hash needs a str token, got {type(token).__name__} {token!r:.60}")
+        raise TypeError(f"stable_hash needs a str token, got {described(token)}")
     return xxh3_64(token.encode("utf-8", "surrogatepass"))
 
 
@@ -64,7 +65,7 @@ def hash_shingles(shingles: Iterable[str]) -> np.ndarray:
     if isinstance(shingles, (str, bytes, bytearray)):
         raise TypeError(
             f"expected a collection of shingles, got {type(shingles).__name__} "
-            f"{shingles!r:.40}; build one with word_shingles(text)"
+            f"{shown(shingles)}; build one with word_shingles(text)"
         )
     try:
         return np.fromiter(
@@ -72,7 +73,7 @@ def hash_shingles(shingles: Iterable[str]) -> np.ndarray:
         )
     except AttributeError:
         bad = next(t for t in shingles if not isinstance(t, str))
-        raise TypeError(f"every shingle must be str, found {type(bad).__name__} {bad!r:.60}") from None
+        raise TypeError(f"every shingle must be str, found {described(bad)}") from None
 
 
 def splitmix64(values: np.ndarray) -> np.ndarray:
@@ -141,10 +142,8 @@ def word_shingle_ids(text: str, k: int = 5) -> np.ndarray:
     >>> len(ids), len(word_shingle_ids("", k=2))  # "the rain" and "rain the"; no words, no shingle
     (2, 0)
     """
-    hashes = [word_hash(w) for w in words(text)]
-    windows = [hashes[i : i + k] for i in range(len(hashes) - k + 1)] or ([hashes] if hashes else [])
     ids = set()
-    for window in windows:
+    for window in windows([word_hash(w) for w in words(text)], require_shingle_size(k)):
         poly = 0
         for h in window:
             poly = (poly * SHINGLE_POLY + h) & _MASK64

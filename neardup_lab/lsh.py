@@ -62,7 +62,7 @@ def s_curve(s: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
     bands, rows = check_banding(bands, rows)
     arr = np.asarray(s, dtype=float)
     if np.any((arr < 0) | (arr > 1)) or np.any(np.isnan(arr)):
-        raise ValueError(f"similarities must lie in [0, 1], got {s!r:.80}")
+        raise ValueError(f"similarities must lie in [0, 1], got {shown(s)}")
     p = 1.0 - (1.0 - arr**rows) ** bands
     return float(p) if np.ndim(s) == 0 else p
 

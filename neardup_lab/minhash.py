@@ -34,7 +34,7 @@ import numpy as np
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
 from .support import limits
-from .validate import positive_int, shown
+from .validate import described, positive_int, shown
 
 __all__ = [
     "MinHasher",
@@ -139,7 +139,7 @@ class MinHasher:
     def __init__(self, num_perm: int = 128, seed: int = 1, scheme: str = "multiply-shift") -> None:
         num_perm = positive_int(num_perm, "num_perm", MAX_NUM_PERM)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed must be an int, got {type(seed).__name__} {shown(seed)}")
+            raise TypeError(f"seed must be an int, got {described(seed)}")
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed must be in [0, 2**64), got {shown(seed)}")
         self.num_perm = num_perm
@@ -213,7 +213,7 @@ class MinHasher:
         if not isinstance(shingles, (Set, list, tuple, frozenset)):
             raise TypeError(
                 f"expected a set of str shingles or a uint64 id array, got {type(shingles).__name__} "
-                f"{shingles!r:.60}; build one with word_shingles(text)"
+                f"{shown(shingles)}; build one with word_shingles(text)"
             )
         return hash_shingles(shingles)
 

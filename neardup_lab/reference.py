@@ -20,7 +20,6 @@ from .clusters import choose_keepers, clusters_from_pairs
 from .docfreq import frequent_shingles
 from .hashing import hash_shingles, word_shingle_ids
 from .lsh import candidate_pairs
-from .minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from .settings import Settings
 from .text import char_shingles, jaccard, word_shingles, words
 
@@ -63,9 +62,7 @@ def reference_dedup(docs: Sequence[str], settings: Settings | None = None) -> Re
         ids = [hashed(sets[i]) for i in reps]
     else:
         ids = [word_shingle_ids(docs[i], s.k) for i in reps]
-    signatures = s.hasher().signatures(ids)
-    if s.bbits is not None:
-        signatures = bbit_signatures(signatures, s.bbits)
+    signatures = s.banded(s.hasher().signatures(ids))
     row = {doc: r for r, doc in enumerate(reps)}
     # 3. Band: pairs of representatives that agree on a whole band (with max_df, of those
     # that have shingles left: an emptied document joins only its exact copies).
@@ -79,8 +76,7 @@ def reference_dedup(docs: Sequence[str], settings: Settings | None = None) -> Re
             return jaccard(sets[a], sets[b])
         if s.verify == "none":
             return 1.0
-        x, y = signatures[row[a]], signatures[row[b]]
-        return float(estimate_jaccard(x, y) if s.bbits is None else estimate_jaccard_bbit(x, y, s.bbits))
+        return float(s.estimate(signatures[row[a]], signatures[row[b]]))
 
     pairs = [(a, b) for a, b in candidates if similarity(a, b) >= s.threshold]
     # 5. Union-find over copies and verified pairs; 6. one keeper per cluster.

@@ -26,9 +26,16 @@ import numpy as np
 from .clusters import KEEPER_POLICIES
 from .docfreq import max_count
 from .lsh import check_banding, optimal_params
-from .minhash import MAX_NUM_PERM, SCHEMES, MinHasher
+from .minhash import (
+    MAX_NUM_PERM,
+    SCHEMES,
+    MinHasher,
+    bbit_signatures,
+    estimate_jaccard,
+    estimate_jaccard_bbit,
+)
 from .text import MAX_SHINGLE_SIZE
-from .validate import positive_int, shown
+from .validate import described, positive_int, shown
 
 __all__ = [
     "Settings",
@@ -51,7 +58,7 @@ _ADDED_LATER = ("max_df",)
 
 def _number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number in (0, 1], got {type(value).__name__} {shown(value)}")
+        raise TypeError(f"{name} must be a number in (0, 1], got {described(value)}")
     if isinstance(value, (int, np.integer)) and not 0 <= value <= 1:
         raise ValueError(f"{name} must be in (0, 1], got {shown(value)}")
     return float(value)
@@ -149,6 +156,26 @@ class Settings:
         MinHasher(num_perm=32, seed=4, scheme='multiply-shift')
         """
         return MinHasher(num_perm=self.num_perm, seed=self.seed, scheme=self.scheme)
+
+    def banded(self, signatures: np.ndarray) -> np.ndarray:
+        """The signatures as banding and estimates read them: the lowest ``bbits`` bits of each
+        value when ``bbits`` is set (:func:`~neardup_lab.minhash.bbit_signatures`), else as they are.
+
+        >>> Settings(bbits=8).banded(np.array([[257, 3]], dtype=np.uint32)).tolist()
+        [[1, 3]]
+        """
+        return signatures if self.bbits is None else bbit_signatures(signatures, self.bbits)
+
+    def estimate(self, left: np.ndarray, right: np.ndarray) -> float | np.ndarray:
+        """The Jaccard similarity estimated from two :meth:`banded` signatures (or two rows of
+        them, row by row), corrected for chance agreement when ``bbits`` is set.
+
+        >>> Settings().estimate(np.array([1, 2, 3, 4]), np.array([1, 2, 3, 5]))
+        0.75
+        """
+        if self.bbits is None:
+            return estimate_jaccard(left, right)
+        return estimate_jaccard_bbit(left, right, self.bbits)
 
     def to_dict(self) -> dict:
         """The settings as plain JSON-ready data (``max_df`` only when set, so that what was

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .hashing import hash_shingles
-from .validate import non_negative_int, positive_int
+from .validate import non_negative_int, positive_int, shown
 
 __all__ = ["simhash", "hamming"]
 
@@ -23,7 +23,7 @@ def _split_features(features: Iterable[Feature]) -> tuple[list[str], np.ndarray]
     if isinstance(features, (str, bytes, bytearray)):
         raise TypeError(
             f"simhash needs a collection of features, got {type(features).__name__} "
-            f"{features!r:.40}; split the text first, e.g. words(text)"
+            f"{shown(features)}; split the text first, e.g. words(text)"
         )
     names: list[str] = []
     weights: list[float] = []
@@ -35,7 +35,7 @@ def _split_features(features: Iterable[Feature]) -> tuple[list[str], np.ndarray]
         else:
             name, weight = feature, 1.0
         if not isinstance(name, str):
-            raise TypeError(f"features must be str or (str, weight) pairs, got {feature!r:.60}")
+            raise TypeError(f"features must be str or (str, weight) pairs, got {shown(feature)}")
         names.append(name)
         weights.append(float(weight))
     return names, np.asarray(weights, dtype=float)

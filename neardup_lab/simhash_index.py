@@ -38,6 +38,7 @@ import numpy as np
 
 from .support import limits
 from .support.spans import span_positions
+from .validate import described
 
 __all__ = [
     "BLOCK_SCHEMES",
@@ -79,19 +80,19 @@ def _as_fingerprints(fingerprints: object, bits: int = 64) -> np.ndarray:
     """Fingerprints as a 1-D uint64 array, every value checked to fit in ``bits`` bits."""
     if isinstance(fingerprints, (str, bytes, bytearray)):
         raise TypeError(
-            f"fingerprints must be integers, got {type(fingerprints).__name__} {fingerprints!r:.40}"
+            f"fingerprints must be integers, got {described(fingerprints)}"
         )
     if not isinstance(fingerprints, np.ndarray):
         if not isinstance(fingerprints, Iterable):
             raise TypeError(
                 f"fingerprints must be a uint64 array or a sequence of ints, "
-                f"got {type(fingerprints).__name__} {fingerprints!r:.40}"
+                f"got {described(fingerprints)}"
             )
         values = list(fingerprints)
         for value in values:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise TypeError(
-                    f"every fingerprint must be an int, found {type(value).__name__} {value!r:.40}"
+                    f"every fingerprint must be an int, found {described(value)}"
                 )
             if not 0 <= value < 2**64:
                 raise ValueError(f"fingerprints must lie in [0, 2**64), found {value}")
@@ -116,7 +117,7 @@ def _as_fingerprints(fingerprints: object, bits: int = 64) -> np.ndarray:
 
 def _as_query(fp: object, bits: int = 64) -> int:
     if isinstance(fp, bool) or not isinstance(fp, (int, np.integer)):
-        raise TypeError(f"a query fingerprint must be an int, got {type(fp).__name__} {fp!r:.40}")
+        raise TypeError(f"a query fingerprint must be an int, got {described(fp)}")
     if not 0 <= fp < 2**bits:
         raise ValueError(f"a query fingerprint must lie in [0, 2**{bits}), got {fp}")
     return int(fp)

@@ -7,7 +7,8 @@ what is being compared.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Set
+from collections.abc import Sequence, Set
+from typing import TypeVar
 
 from .validate import positive_int, require_set, require_text
 
@@ -15,12 +16,15 @@ __all__ = [
     "normalize",
     "separates_words",
     "words",
+    "windows",
     "word_shingles",
     "char_shingles",
     "jaccard",
     "containment",
 ]
 
+
+T = TypeVar("T")
 
 #: Longest shingle accepted, in words or characters: building ids costs a pass over the text per unit.
 MAX_SHINGLE_SIZE = 100
@@ -79,6 +83,20 @@ def words(text: str) -> list[str]:
     return _tokens(text)
 
 
+def windows(items: Sequence[T], k: int) -> list[Sequence[T]]:
+    """Every run of ``k`` consecutive items: the shingles of a sequence.
+
+    Fewer than ``k`` items make one run of them all, so a short text still has a shingle;
+    no items make none.
+
+    >>> windows("abcd", 3), windows("ab", 3), windows("", 3)
+    (['abc', 'bcd'], ['ab'], [])
+    """
+    if len(items) < k:
+        return [items] if len(items) else []
+    return [items[i : i + k] for i in range(len(items) - k + 1)]
+
+
 def word_shingles(text: str, k: int = 5) -> set[str]:
     """Return the set of k-word shingles of normalised ``text``.
 
@@ -90,11 +108,7 @@ def word_shingles(text: str, k: int = 5) -> set[str]:
     >>> word_shingles("Short text", k=5)
     {'short text'}
     """
-    k = require_shingle_size(k)
-    tokens = _tokens(text)
-    if len(tokens) < k:
-        return {" ".join(tokens)} if tokens else set()
-    return {" ".join(tokens[i : i + k]) for i in range(len(tokens) - k + 1)}
+    return {" ".join(run) for run in windows(_tokens(text), require_shingle_size(k))}
 
 
 def char_shingles(text: str, k: int = 5) -> set[str]:
@@ -106,11 +120,7 @@ def char_shingles(text: str, k: int = 5) -> set[str]:
     >>> sorted(char_shingles("東京の天気", k=2))
     ['の天', '京の', '天気', '東京']
     """
-    k = require_shingle_size(k)
-    norm = normalize(text)
-    if len(norm) < k:
-        return {norm} if norm else set()
-    return {norm[i : i + k] for i in range(len(norm) - k + 1)}
+    return set(windows(normalize(text), require_shingle_size(k)))
 
 
 def jaccard(a: Set, b: Set) -> float:

@@ -11,7 +11,15 @@ from itertools import repeat
 
 import numpy as np
 
-__all__ = ["positive_int", "non_negative_int", "shown", "require_text", "first_not_text", "require_set"]
+__all__ = [
+    "positive_int",
+    "non_negative_int",
+    "shown",
+    "described",
+    "require_text",
+    "first_not_text",
+    "require_set",
+]
 
 
 def positive_int(value: object, name: str, maximum: int | None = None) -> int:
@@ -51,7 +59,7 @@ def non_negative_int(value: object, name: str, maximum: int | None = None) -> in
 def _int_at_least(value: object, name: str, minimum: int, maximum: int | None) -> int:
     kind = "a positive int" if minimum == 1 else "a non-negative int"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {shown(value)}")
+        raise TypeError(f"{name} must be {kind}, got {described(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {shown(value)}")
     if maximum is not None and value > maximum:
@@ -71,6 +79,15 @@ def shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def described(value: object) -> str:
+    """A value's type and :func:`shown` value, as error messages name a wrong one.
+
+    >>> described("3")
+    "str '3'"
+    """
+    return f"{type(value).__name__} {shown(value)}"
+
+
 def require_text(text: object, name: str = "text") -> str:
     """``text`` if it is a ``str``; a TypeError that says what to do otherwise.
 
@@ -84,7 +101,7 @@ def require_text(text: object, name: str = "text") -> str:
             f"{name} must be str, got bytes {bytes(text[:20])!r}...; decode it first, "
             "for example data.decode('utf-8')"
         )
-    raise TypeError(f"{name} must be str, got {type(text).__name__} {text!r:.60}")
+    raise TypeError(f"{name} must be str, got {described(text)}")
 
 
 def first_not_text(items: Sequence[object]) -> int | None:
@@ -108,6 +125,6 @@ def require_set(value: object, name: str) -> Set:
     if not isinstance(value, Set):
         raise TypeError(
             f"{name} must be a set of shingles, got {type(value).__name__} "
-            f"{value!r:.60}; build one with word_shingles(text)"
+            f"{shown(value)}; build one with word_shingles(text)"
         )
     return value

@@ -33,10 +33,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from ..settings import Settings
 from ..text import char_shingles, containment, word_shingles, words
-from ..validate import require_text
+from ..validate import described, require_text
 from .banding import band_groups
 from .idsets import jaccard_from_texts
 from .pipeline import DedupResult, check_documents, keep_verified, prepare
@@ -172,7 +171,7 @@ class Explanation:
           'a b'
         """
         if isinstance(shown, bool) or not isinstance(shown, int):
-            raise TypeError(f"shown must be an int, got {type(shown).__name__} {shown!r:.40}")
+            raise TypeError(f"shown must be an int, got {described(shown)}")
         if shown < 0:
             raise ValueError(f"shown must be >= 0, got {shown}")
         lines = [f"{label + ':':<18}{value}" for label, value in self._facts()]
@@ -279,10 +278,8 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
     a, b = require_text(a, "a"), require_text(b, "b")
     settings = _check_settings(settings)
     prepared = prepare([a, b], settings)
-    signatures = prepared.signatures
-    if settings.bbits is not None:
-        signatures = bbit_signatures(signatures, settings.bbits)
-        prepared = prepared._replace(signatures=signatures)
+    signatures = settings.banded(prepared.signatures)
+    prepared = prepared._replace(signatures=signatures)
     pair = np.array([[0, 1]])
     shingle = word_shingles if settings.shingle == "word" else char_shingles
     shingles_a, shingles_b = frozenset(shingle(a, settings.k)), frozenset(shingle(b, settings.k))
@@ -305,11 +302,7 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
         contained_b_in_a=containment(shingles_b, shingles_a),
         exact_copy=prepared.keys[0] == prepared.keys[1],
         agreeing=int(np.count_nonzero(left == right)),
-        estimate=float(
-            estimate_jaccard(left, right)
-            if settings.bbits is None
-            else estimate_jaccard_bbit(left, right, settings.bbits)
-        ),
+        estimate=float(settings.estimate(left, right)),
         matching_bands=tuple(bands),
         verified=bool(keep_verified(settings, prepared)(pair)[0]),
     )

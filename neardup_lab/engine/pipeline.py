@@ -10,19 +10,19 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import hashing
 from ..clusters import choose_keepers
 from ..docfreq import max_count
-from ..minhash import bbit_signatures, empty_value, estimate_jaccard, estimate_jaccard_bbit
+from ..minhash import empty_value
 from ..settings import RECALL_WEIGHTS, Settings
 from ..support import limits
 from ..support.spans import Ragged, chunk_bounds, cut
 from ..text import words
-from ..validate import first_not_text
+from ..validate import first_not_text, shown
 from .banding import band_groups
 from .components import clusters_from_pair_array, pair_tuples
 from .idsets import jaccard_from_texts, sorted_sets, unsorted_shingle_ids
@@ -39,6 +39,8 @@ __all__ = [
     "Prepared",
     "exact_keys",
     "exact_groups",
+    "first_occurrences",
+    "copy_pairs",
     "check_documents",
     "keep_verified",
     "looks_unspaced",
@@ -100,14 +102,35 @@ def exact_keys(words: Ragged) -> list[bytes]:
     return list(map(hashing.xxh3_128_digest, cut(raw, 8 * words.counts)))
 
 
+def first_occurrences(keys: Sequence[bytes], start: int = 0) -> np.ndarray:
+    """For each key, the position of its first occurrence (plus ``start``): each document's
+    exact-copy group, named by its first member.
+
+    >>> first_occurrences([b"rain", b"sun", b"rain"]).tolist()
+    [0, 1, 0]
+    """
+    first: dict[bytes, int] = {}
+    return np.fromiter((first.setdefault(key, i + start) for i, key in enumerate(keys)), np.int64, len(keys))
+
+
+def copy_pairs(group_of: np.ndarray) -> np.ndarray:
+    """The ``(first, copy)`` pairs of a grouping by :func:`first_occurrences`, sorted: ``(m, 2)``.
+
+    >>> copy_pairs(np.array([0, 1, 0, 1, 0])).tolist()
+    [[0, 2], [0, 4], [1, 3]]
+    """
+    copies = np.flatnonzero(group_of != np.arange(len(group_of)))
+    pairs = np.stack([group_of[copies], copies], axis=1)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
 def exact_groups(docs: Sequence[str]) -> list[int]:
     """For each document, the index of the first document with the same normalised text.
 
     >>> exact_groups(["Rain today.", "rain   TODAY", "Sun"])
     [0, 0, 2]
     """
-    first: dict[bytes, int] = {}
-    return [first.setdefault(key, i) for i, key in enumerate(exact_keys(tokenize_batch(docs)))]
+    return first_occurrences(exact_keys(tokenize_batch(docs))).tolist()
 
 
 class Prepared(NamedTuple):
@@ -172,8 +195,7 @@ def prepare(
         kept = _absent(shingles.values, drop)
         counts = np.bincount(shingles.owners()[kept].astype(np.intp, copy=False), minlength=shingles.lists)
         shingles = Ragged.from_counts(shingles.values[kept], counts)
-    first: dict[bytes, int] = {}
-    first_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(keys)), np.int64, len(keys))
+    first_of = first_occurrences(keys)
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
@@ -345,7 +367,7 @@ def check_documents(docs: object) -> Sequence[str]:
     bad = first_not_text(docs)
     if bad is None:
         return docs
-    raise TypeError(f"document {bad} is {type(docs[bad]).__name__}, not str: {docs[bad]!r:.60}")
+    raise TypeError(f"document {bad} is {type(docs[bad]).__name__}, not str: {shown(docs[bad])}")
 
 
 def check_jobs(n_jobs: object) -> int:
@@ -491,14 +513,8 @@ def keep_verified(
         return lambda pairs: exact(pairs) >= settings.threshold
     if settings.verify == "none":
         return lambda pairs: np.ones(len(pairs), dtype=bool)
-    sigs, bbits = prepared.signatures, settings.bbits
-
-    def estimate(pairs: np.ndarray) -> np.ndarray:
-        left, right = sigs[pairs[:, 0]], sigs[pairs[:, 1]]
-        found = estimate_jaccard(left, right) if bbits is None else estimate_jaccard_bbit(left, right, bbits)
-        return np.asarray(found) >= settings.threshold
-
-    return estimate
+    sigs, threshold = prepared.signatures, settings.threshold
+    return lambda pairs: np.asarray(settings.estimate(sigs[pairs[:, 0]], sigs[pairs[:, 1]])) >= threshold
 
 
 def _exact_scorer(
@@ -517,17 +533,9 @@ def dedup(
     num_perm: int = 128,
     k: int = 5,
     *,
-    shingle: str = "word",
-    bands: int | None = None,
-    rows: int | None = None,
-    scheme: str = "multiply-shift",
-    seed: int = 1,
-    verify: str = "exact",
-    keeper: str = "first",
     n_jobs: int = 1,
     progress: bool = False,
-    bbits: int | None = None,
-    max_df: float | int | None = None,
+    **options: Any,
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
@@ -546,16 +554,12 @@ def dedup(
     connected components are the clusters and
     :func:`~neardup_lab.clusters.choose_keepers` picks one per cluster.
 
-    The settings are checked by :class:`~neardup_lab.settings.Settings`;
-    ``bands``/``rows`` default to :func:`~neardup_lab.lsh.optimal_params` weighted by
-    :data:`~neardup_lab.settings.RECALL_WEIGHTS` (for 0.8 and 128 values: 18 bands of 7
-    rows). ``progress`` shows a bar on standard error (default: none). ``bbits`` keeps only that
-    many low bits of each value (b-bit MinHash) for banding and estimates. ``max_df`` ignores
-    the shingles found in more than that share (float) or count (int) of the documents, when
-    signing and verifying (shared boilerplate: :mod:`~neardup_lab.docfreq`); a document left
-    with no shingle then joins only its exact copies, and every document's ids are kept for
-    verification. Warns when word shingles meet text written without spaces;
-    :func:`candidates_warning` says when candidate pairs per document explode.
+    Every other keyword (``shingle``, ``bands``, ``rows``, ``scheme``, ``seed``, ``verify``,
+    ``keeper``, ``bbits``, ``max_df``) is a field of :class:`~neardup_lab.settings.Settings`,
+    which checks them all and says what each means. ``progress`` shows a bar on standard
+    error (default: none). With ``max_df`` a document left with no shingle joins only its exact
+    copies, and every document's ids are kept for verification. Warns when word shingles meet
+    text written without spaces; :func:`candidates_warning` says when candidate pairs explode.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
@@ -565,20 +569,7 @@ def dedup(
     >>> result.clusters, result.keepers, result.copies, result.pairs
     ([[0, 1, 2], [3]], [0, 3], [(0, 1)], [(0, 2)])
     """
-    settings = Settings(
-        threshold=threshold,
-        num_perm=num_perm,
-        k=k,
-        shingle=shingle,
-        scheme=scheme,
-        seed=seed,
-        bands=bands,
-        rows=rows,
-        verify=verify,
-        keeper=keeper,
-        bbits=bbits,
-        max_df=max_df,
-    )
+    settings = Settings(threshold=threshold, num_perm=num_perm, k=k, **options)
     check_documents(docs)
     jobs = check_jobs(n_jobs)
     if looks_unspaced(docs, settings):
@@ -596,19 +587,14 @@ def dedup(
         prepared = prepare_many(docs, settings, jobs, bool(progress), budget, ids="raw", drop=drop)
 
     with clock.stage("exact"):
-        first: dict[bytes, int] = {}
-        group_of = np.fromiter((first.setdefault(key, i) for i, key in enumerate(prepared.keys)), np.int64, n)
+        group_of = first_occurrences(prepared.keys)
         reps = np.flatnonzero(group_of == np.arange(n))
         banded = reps if drop is None else reps[_has_shingles(prepared.signatures[reps], settings)]
-        copy_ids = np.flatnonzero(group_of != np.arange(n))
-        copies = np.stack([group_of[copy_ids], copy_ids], axis=1)
-        copies = copies[np.lexsort((copies[:, 1], copies[:, 0]))]
+        copies = copy_pairs(group_of)
 
     with clock.stage("candidates"):
-        signatures = prepared.signatures
-        if bbits is not None:
-            signatures = bbit_signatures(signatures, bbits)
-            prepared = prepared._replace(signatures=signatures)
+        signatures = settings.banded(prepared.signatures)
+        prepared = prepared._replace(signatures=signatures)
         banding = band_groups(signatures, settings.bands, settings.rows, jobs, among=banded)
         groups = [band.shared() for band in banding]
         del signatures
@@ -633,12 +619,11 @@ def dedup(
 
     with clock.stage("clusters"):
         clusters = clusters_from_pair_array(n, np.concatenate([copies, verified]))
-        keepers = choose_keepers(
-            clusters, keeper, lengths=[len(d) for d in docs] if keeper == "longest" else None
-        )
+        lengths = [len(d) for d in docs] if settings.keeper == "longest" else None
+        keepers = choose_keepers(clusters, settings.keeper, lengths=lengths)
 
     counts = {  # the stages in the order they are taught
-        "exact": {"documents": n, "unique": len(reps), "copies": len(copy_ids)},
+        "exact": {"documents": n, "unique": len(reps), "copies": len(copies)},
         "signatures": {"signed": n},
         "candidates": {"pairs": found.checked, "per_document": found.checked / max(n, 1)},
         "verified": {"pairs": len(verified)},

@@ -64,7 +64,7 @@ def _bytes(data: bytes) -> bytes:
     try:
         return memoryview(data).tobytes()
     except TypeError:
-        raise TypeError(f"XXH3 hashes a bytes-like object, got {type(data).__name__} {data!r:.40}") from None
+        raise TypeError(f"XXH3 hashes a bytes-like object, got {type(data).__name__}") from None
 
 
 def _avalanche(h: int) -> int:
