@@ -20,10 +20,15 @@ plain-Python XXH3 tested bit for bit against ``xxhash``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from .text import require_shingle_size, windows, words
+from .validate import described, shown
+
+xxh3_64: Callable[[bytes | memoryview], int]
+xxh3_128_digest: Callable[[bytes | memoryview], bytes]
 try:
     from xxhash import xxh3_64_intdigest as xxh3_64
     from xxhash import xxh3_128_digest as xxh3_128_digest
@@ -31,8 +36,6 @@ except ImportError:  # the same bits in plain Python, 10-30x slower on a short i
     from .support.xxh3 import xxh3_64_intdigest as xxh3_64
     from .support.xxh3 import xxh3_128_digest as xxh3_128_digest
 
-from .text import require_shingle_size, windows, words
-from .validate import described, shown
 
 # Not in __all__: the API reference would render the compiled functions with their one-word
 # docstrings; the module docstring describes them.

@@ -49,7 +49,7 @@ __all__ = [
 
 MERSENNE_61 = np.uint64((1 << 61) - 1)
 SCHEMES = ("multiply-shift", "mod-prime", "small-affine", "one-permutation")
-_SCHEME_DTYPES = {
+_SCHEME_DTYPES: dict[str, type[np.unsignedinteger]] = {
     "multiply-shift": np.uint32,
     "mod-prime": np.uint64,
     "small-affine": np.uint64,

@@ -97,8 +97,9 @@ class Settings:
     shingle: str = "word"
     scheme: str = "multiply-shift"
     seed: int = 1
-    bands: int | None = None
-    rows: int | None = None
+    # None (the default) asks optimal_params for both; once made, the settings hold ints.
+    bands: int = None  # type: ignore[assignment]
+    rows: int = None  # type: ignore[assignment]
     verify: str = "exact"
     keeper: str = "first"
     bbits: int | None = None

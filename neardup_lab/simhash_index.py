@@ -295,13 +295,13 @@ class BlockIndex:
         n_blocks = len(self.block_widths)
         for key in layout.table_blocks:
             others = tuple(b for b in range(n_blocks) if b not in key)
-            moves, target = [], self.bits
+            steps, target = [], self.bits
             for b in key + others:  # key blocks first, so they end up highest
                 width = self.block_widths[b]
                 target -= width
-                moves.append((self.bits - int(tops[b + 1]), (1 << width) - 1, target))
+                steps.append((self.bits - int(tops[b + 1]), (1 << width) - 1, target))
             key_bits = sum(self.block_widths[b] for b in key)
-            moves = _merge_moves(moves)
+            moves = _merge_moves(steps)
             moved = _rearrange(fps, moves)
             order = _order_by_key(moved, self.bits - key_bits)
             self._tables.append(_Table(key, key_bits, moves, moved[order], order.astype(id_dtype)))

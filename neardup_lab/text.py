@@ -7,7 +7,7 @@ what is being compared.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence, Set
+from collections.abc import Set
 from typing import TypeVar
 
 from .validate import positive_int, require_set, require_text
@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 
-T = TypeVar("T")
+#: What :func:`windows` cuts: words, a text, or hashes; each run is of the same kind.
+Seq = TypeVar("Seq", list[str], str, list[int])
 
 #: Longest shingle accepted, in words or characters: building ids costs a pass over the text per unit.
 MAX_SHINGLE_SIZE = 100
@@ -83,7 +84,7 @@ def words(text: str) -> list[str]:
     return _tokens(text)
 
 
-def windows(items: Sequence[T], k: int) -> list[Sequence[T]]:
+def windows(items: Seq, k: int) -> list[Seq]:
     """Every run of ``k`` consecutive items: the shingles of a sequence.
 
     Fewer than ``k`` items make one run of them all, so a short text still has a shingle;

@@ -33,8 +33,8 @@ def test_shingle_id_sets_are_the_sets_prepare_signs(docs, shingle, k):
     assert len(unsorted.sets.offsets) == 1 and unsorted.keys == prepared.keys
     assert np.array_equal(unsorted.signatures, prepared.signatures)
     raw = pipeline.prepare(docs, settings, ids="raw")
-    assert isinstance(raw.sets, list) and np.array_equal(raw.signatures, prepared.signatures)
-    every = sorted_sets(raw.sets, np.ones(len(docs), dtype=bool))
+    assert raw.sets.lists == 0 and len(raw.raw) == 1 and np.array_equal(raw.signatures, prepared.signatures)
+    every = sorted_sets(raw.raw, np.ones(len(docs), dtype=bool))
     assert np.array_equal(every.offsets, sets.offsets) and np.array_equal(every.values, sets.values)
 
 
@@ -162,8 +162,8 @@ def test_sorting_some_documents_gives_their_sets_and_leaves_the_others_empty(wan
 def test_prepare_many_keeps_raw_ids_chunk_by_chunk_within_the_budget(monkeypatch, docs, n_jobs):
     monkeypatch.setattr(limits, "CHUNK_DOCS", 7)
     settings = Settings(num_perm=8)
-    whole = pipeline.prepare(docs, settings, ids="raw").sets
-    raw = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids="raw").sets
+    whole = pipeline.prepare(docs, settings, ids="raw").raw
+    raw = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids="raw").raw
     assert len(raw) == -(-len(docs) // 7)  # one part a chunk, not copied into one array
     (whole,) = whole
     joined = Ragged.join(raw)
@@ -173,7 +173,7 @@ def test_prepare_many_keeps_raw_ids_chunk_by_chunk_within_the_budget(monkeypatch
     assert np.array_equal(every.values, packed.values) and np.array_equal(every.offsets, packed.offsets)
     ends = 8 * whole.offsets
     for budget in (0, int(ends[37]) + 7, int(ends[35]), int(ends[-1])):
-        part = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids_budget=budget, ids="raw").sets
+        part = pipeline.prepare_many(docs, settings, n_jobs=n_jobs, ids_budget=budget, ids="raw").raw
         part = Ragged.join(part)
         kept = part.lists
         assert np.array_equal(part.offsets, whole.offsets[: kept + 1])

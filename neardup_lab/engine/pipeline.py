@@ -98,7 +98,7 @@ def exact_keys(words: Ragged) -> list[bytes]:
     (True, False)
     """
     # Little-endian: the same keys on every machine. Slices of a memoryview copy nothing.
-    raw = memoryview(np.ascontiguousarray(words.values, dtype="<u8").view(np.uint8))
+    raw = np.ascontiguousarray(words.values, dtype="<u8").view(np.uint8).data
     return list(map(hashing.xxh3_128_digest, cut(raw, 8 * words.counts)))
 
 
@@ -138,20 +138,20 @@ class Prepared(NamedTuple):
 
     ``sets`` holds each document's distinct shingle ids, sorted, one list per document
     (a :class:`~neardup_lab.support.spans.Ragged`): what exact verification
-    (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`) reads; or, when asked for
-    (``ids="raw"``), the ids in text order, for a caller that sorts only the documents it
-    will verify (:func:`~neardup_lab.engine.idsets.sorted_sets`), as a list of parts: one
-    per chunk :func:`prepare_many` prepared, not copied into one. When
-    :func:`prepare_many` is given a budget for ids, they cover only the first documents
-    (as many as fit).
+    (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`) reads. When asked for
+    (``ids="raw"``), ``raw`` holds the ids in text order instead, for a caller that sorts only
+    the documents it will verify (:func:`~neardup_lab.engine.idsets.sorted_sets`): one part per
+    chunk :func:`prepare_many` prepared, not copied into one. When :func:`prepare_many` is
+    given a budget for ids, they cover only the first documents (as many as fit).
 
     ``signatures`` has one row per document; an exact copy of an earlier document
     (within the batch) is not signed again but shares that document's row.
     """
 
     keys: list[bytes]
-    sets: Ragged | list[Ragged]
+    sets: Ragged
     signatures: np.ndarray
+    raw: tuple[Ragged, ...] = ()
 
 
 #: What :func:`prepare` keeps of the shingle ids: sorted id sets, ids in text order, or none.
@@ -169,7 +169,7 @@ def prepare(
     :func:`~neardup_lab.engine.signing.sign_flat`, for the first copy of
     each normalised text only. ``ids`` says what to keep of the shingle ids:
     ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.engine.verify.pack_id_sets`);
-    ``"raw"``, the ids in text order, unsorted (a list of one part); ``"none"``, nothing
+    ``"raw"``, the ids in text order, unsorted, in ``raw`` (one part); ``"none"``, nothing
     (``sets`` then covers no document). ``drop``: sorted shingle ids to leave out of signatures
     and sets, the corpus's frequent ones (:func:`frequent_shingle_ids`), which settings with
     ``max_df`` need.
@@ -179,7 +179,7 @@ def prepare(
     (True, [0, 2, 4, 5])
     >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1)).sets.offsets.tolist()  # distinct ids
     [0, 1]
-    >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1), ids="raw").sets[0].offsets.tolist()
+    >>> prepare(["rain rain rain"], Settings(num_perm=8, k=1), ids="raw").raw[0].offsets.tolist()
     [0, 3]
     """
     _check_id_form(ids)
@@ -205,7 +205,9 @@ def prepare(
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
     if ids == "none":
         return Prepared(keys, Ragged.empty(), signatures)
-    return Prepared(keys, pack_id_sets(shingles) if ids == "sets" else [shingles], signatures)
+    if ids == "raw":
+        return Prepared(keys, Ragged.empty(), signatures, (shingles,))
+    return Prepared(keys, pack_id_sets(shingles), signatures)
 
 
 def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
@@ -329,7 +331,7 @@ class _Collected:
 
     def add(self, part: Prepared) -> None:
         if not self.full:
-            (sets,) = part.sets if isinstance(part.sets, list) else [part.sets]
+            sets = part.raw[0] if part.raw else part.sets
             fit = int(np.searchsorted(sets.offsets, self.room, side="right")) - 1  # offsets start at 0
             offsets = sets.offsets
             self.parts.append(Ragged(sets.values[: offsets[fit]], offsets[: fit + 1]))
@@ -345,7 +347,9 @@ class _Collected:
 
     def result(self, ids: str) -> Prepared:
         # Sorted sets are joined into one array, once, here; ids in text order stay in parts.
-        return Prepared(self.keys, self.parts if ids == "raw" else Ragged.join(self.parts), self.signatures)
+        if ids == "raw":
+            return Prepared(self.keys, Ragged.empty(), self.signatures, tuple(self.parts))
+        return Prepared(self.keys, Ragged.join(self.parts), self.signatures)
 
 
 def check_documents(docs: object) -> Sequence[str]:
@@ -505,7 +509,7 @@ def keep_verified(
     [True]
     """
     if settings.verify == "exact":
-        if score is None and not isinstance(prepared.sets, Ragged):
+        if score is None and prepared.raw:
             raise ValueError("exact verification reads sorted id sets: prepare with ids='sets'")
         if score is None and prepared.sets.lists < len(prepared.keys):
             raise ValueError("exact verification needs every document's id set, or a score function")
@@ -607,8 +611,8 @@ def dedup(
             in_groups = np.zeros(n, dtype=bool)
             for band in groups:
                 in_groups[band.order] = True
-            kept = in_groups[: sum(part.lists for part in prepared.sets)]
-            prepared = prepared._replace(sets=sorted_sets(prepared.sets, kept, jobs))
+            kept = in_groups[: sum(part.lists for part in prepared.raw)]
+            prepared = prepared._replace(sets=sorted_sets(prepared.raw, kept, jobs), raw=())
         score = _exact_scorer(docs, settings, prepared.sets, jobs)
         keep = clock.timed("verified", keep_verified(settings, prepared, score))
 
@@ -622,7 +626,7 @@ def dedup(
         lengths = [len(d) for d in docs] if settings.keeper == "longest" else None
         keepers = choose_keepers(clusters, settings.keeper, lengths=lengths)
 
-    counts = {  # the stages in the order they are taught
+    counts: dict[str, dict[str, float]] = {  # the stages in the order they are taught
         "exact": {"documents": n, "unique": len(reps), "copies": len(copies)},
         "signatures": {"signed": n},
         "candidates": {"pairs": found.checked, "per_document": found.checked / max(n, 1)},

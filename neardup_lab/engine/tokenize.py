@@ -153,7 +153,7 @@ def _normalized_pieces(text: str, size: int) -> Iterator[str]:
     >>> list(_normalized_pieces("Rain, ﬁne cafe\u0301", 4))  # the accent joins the e
     ['Rain,', ' ', 'fine ', 'café']
     """
-    start, step, held = 0, max(size >> 5, 1), []  # a short first piece measures how NFKC expands
+    start, step, held = 0, max(size >> 5, 1), list[str]()  # a short first piece measures how NFKC expands
     while start < len(text):
         stop = min(start + step, len(text))
         while stop < len(text) and not _starts_afresh(text[stop]):

@@ -14,7 +14,10 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 __all__ = ["IN_BROWSER", "ordered_map", "progress_bar"]
 
@@ -50,7 +53,7 @@ def ordered_map(func: Callable[[Item], Result], items: Iterable[Item], threads: 
             yield running.popleft().result()
 
 
-def progress_bar(**options: object) -> object:
+def progress_bar(**options: Any) -> tqdm:
     """A ``tqdm`` progress bar made with ``options``; in the browser, without the monitor thread
     tqdm would try to start there (and warn that it could not).
 

@@ -15,12 +15,15 @@ type, :class:`Ragged`, from the words of a batch to the sorted id sets it verifi
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
 __all__ = ["Ragged", "span_positions", "chunk_bounds", "cut"]
 
+
+#: What :func:`cut` cuts: a list (of anything) or a memoryview, and its pieces are of the same kind.
+Sliceable = TypeVar("Sliceable", list, memoryview)
 
 def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` for every ``i``, in turn.
@@ -37,7 +40,7 @@ def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.repeat(starts - ends + sizes, repeats) + np.arange(int(ends[-1]) if len(ends) else 0)
 
 
-def cut(items: Sequence[object], sizes: np.ndarray) -> list[Sequence[object]]:
+def cut(items: Sliceable, sizes: np.ndarray) -> list[Sliceable]:
     """``items`` cut into consecutive pieces of ``sizes[i]`` items each, by slicing: for a list or
     a memoryview, in C, one slice per piece.
 

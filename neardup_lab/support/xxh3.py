@@ -58,7 +58,7 @@ _LAST_STRIPE_KEYS = _S[len(_SECRET) - 64 - 7 : len(_SECRET) - 7 : 8]
 _ACC_INIT = (_P32_3, _P64_1, _P64_2, _P64_3, _P64_4, _P32_2, _P64_5, _P32_1)
 
 
-def _bytes(data: bytes) -> bytes:
+def _bytes(data: bytes | memoryview) -> bytes:
     if isinstance(data, str):
         raise TypeError(f"XXH3 hashes bytes, got str {data!r:.40}; encode it first: text.encode('utf-8')")
     try:
@@ -158,7 +158,7 @@ def _merge(acc: list[int], key: int, start: int) -> int:
     return _avalanche(total & _M64)
 
 
-def xxh3_64_intdigest(data: bytes) -> int:
+def xxh3_64_intdigest(data: bytes | memoryview) -> int:
     """XXH3-64 (seed 0) of ``data``, as ``xxhash.xxh3_64_intdigest`` gives it.
 
     >>> xxh3_64_intdigest("heavy rain".encode("utf-8"))
@@ -265,7 +265,7 @@ def _mid128(data: bytes, n: int) -> tuple[int, int]:
     )
 
 
-def xxh3_128_intdigest(data: bytes) -> int:
+def xxh3_128_intdigest(data: bytes | memoryview) -> int:
     """XXH3-128 (seed 0) of ``data`` as one 128-bit int, as ``xxhash.xxh3_128_intdigest`` gives it.
 
     >>> hex(xxh3_128_intdigest(b""))
@@ -285,7 +285,7 @@ def xxh3_128_intdigest(data: bytes) -> int:
     return (hi << 64) | lo
 
 
-def xxh3_128_digest(data: bytes) -> bytes:
+def xxh3_128_digest(data: bytes | memoryview) -> bytes:
     """XXH3-128 (seed 0) of ``data``: 16 bytes, high half first, as ``xxhash.xxh3_128_digest``.
 
     >>> xxh3_128_digest(b"").hex()
