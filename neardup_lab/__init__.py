@@ -87,59 +87,18 @@ from .engine.explain import explain, ties
 
 __version__ = "0.2.0"
 
+# fmt: off
 __all__ = [
-    # text
-    "normalize",
-    "words",
-    "word_shingles",
-    "char_shingles",
-    "jaccard",
-    "containment",
-    # test data
-    "make_corpus",
-    "make_article",
-    "replace_words",
-    "brute_force_pairs",
-    "precision_recall",
-    "recall_by_bucket",
-    "pairs_from_clusters",
-    "pairs_within_families",
-    # hashing
-    "stable_hash",
-    "hash_shingles",
-    "word_shingle_ids",
-    # MinHash
-    "MinHasher",
-    "estimate_jaccard",
-    "merge_signatures",
-    "bbit_signatures",
-    # banding
-    "s_curve",
-    "approx_threshold",
-    "optimal_params",
-    "LSHIndex",
-    "band_hashes",
-    "candidate_pairs",
-    "candidate_pair_array",
-    # verification and clusters
-    "jaccard_of_pairs",
-    "UnionFind",
-    "clusters_from_pairs",
-    "choose_keepers",
-    # the pipeline
-    "Settings",
-    "dedup",
-    "DedupResult",
-    "explain",
-    "ties",
-    # SimHash
-    "simhash",
-    "hamming",
-    "hamming_distances",
-    "BlockIndex",
-    "block_layout",
-    # pitfalls
-    "drop_frequent",
-    "chunk_words",
-    "best_chunk_similarity",
+    "normalize", "words", "word_shingles", "char_shingles", "jaccard", "containment",  # text
+    "make_corpus", "make_article", "replace_words", "brute_force_pairs",  # test data
+    "precision_recall", "recall_by_bucket", "pairs_from_clusters", "pairs_within_families",
+    "stable_hash", "hash_shingles", "word_shingle_ids",  # hashing
+    "MinHasher", "estimate_jaccard", "merge_signatures", "bbit_signatures",  # MinHash
+    "s_curve", "approx_threshold", "optimal_params", "LSHIndex",  # banding
+    "band_hashes", "candidate_pairs", "candidate_pair_array",
+    "jaccard_of_pairs", "UnionFind", "clusters_from_pairs", "choose_keepers",  # verification and clusters
+    "Settings", "dedup", "DedupResult", "explain", "ties",  # the pipeline
+    "simhash", "hamming", "hamming_distances", "BlockIndex", "block_layout",  # SimHash
+    "drop_frequent", "chunk_words", "best_chunk_similarity",  # pitfalls
 ]
+# fmt: on

@@ -18,8 +18,8 @@ import math
 from collections.abc import Set
 from numbers import Integral, Real
 
+from .support.validate import described, shown
 from .text import jaccard, word_shingles, words
-from .validate import described, shown
 
 __all__ = ["chunk_spans", "chunk_words", "best_chunk_similarity", "containment_estimate"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .validate import non_negative_int
+from .support.validate import non_negative_int
 
 __all__ = [
     "UnionFind",

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .validate import non_negative_int
+from .support.validate import non_negative_int
 
 __all__ = ["EDIT_KINDS", "Corpus", "make_corpus", "make_article", "apply_edit", "replace_words", "vocabulary"]
 

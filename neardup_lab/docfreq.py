@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence, Set
 from numbers import Integral, Real
 
-from .validate import described, require_set
+from .support.validate import described, require_set
 
 __all__ = ["document_frequencies", "frequent_shingles", "drop_frequent", "max_count"]
 

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from .support.validate import described, shown
 from .text import require_shingle_size, windows, words
-from .validate import described, shown
 
 xxh3_64: Callable[[bytes | memoryview], int]
 xxh3_128_digest: Callable[[bytes | memoryview], bytes]

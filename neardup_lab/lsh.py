@@ -18,7 +18,7 @@ import numpy as np
 
 from .hashing import splitmix64
 from .minhash import MAX_NUM_PERM
-from .validate import positive_int, shown
+from .support.validate import positive_int, shown
 
 __all__ = [
     "s_curve",

@@ -34,7 +34,7 @@ import numpy as np
 from .hashing import hash_shingles, splitmix64
 from .oph import oph_signatures
 from .support import limits
-from .validate import described, positive_int, shown
+from .support.validate import described, positive_int, shown
 
 __all__ = [
     "MinHasher",

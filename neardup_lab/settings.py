@@ -34,8 +34,8 @@ from .minhash import (
     estimate_jaccard,
     estimate_jaccard_bbit,
 )
+from .support.validate import described, positive_int, shown
 from .text import MAX_SHINGLE_SIZE
-from .validate import described, positive_int, shown
 
 __all__ = [
     "Settings",

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .hashing import hash_shingles
-from .validate import non_negative_int, positive_int, shown
+from .support.validate import non_negative_int, positive_int, shown
 
 __all__ = ["simhash", "hamming"]
 

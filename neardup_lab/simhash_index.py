@@ -38,7 +38,7 @@ import numpy as np
 
 from .support import limits
 from .support.spans import span_positions
-from .validate import described
+from .support.validate import described
 
 __all__ = [
     "BLOCK_SCHEMES",

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Set
 from typing import TypeVar
 
-from .validate import positive_int, require_set, require_text
+from .support.validate import positive_int, require_set, require_text
 
 __all__ = [
     "normalize",

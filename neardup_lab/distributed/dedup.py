@@ -42,7 +42,7 @@ from ..readers import Document, InputError, Problem, check_inputs, detect_format
 from ..settings import Settings
 from ..support import limits
 from ..support.spans import Ragged
-from ..validate import positive_int
+from ..support.validate import positive_int
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
 
 try:

@@ -34,8 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..settings import Settings
+from ..support.validate import described, require_text
 from ..text import char_shingles, containment, word_shingles, words
-from ..validate import described, require_text
 from .banding import band_groups
 from .idsets import jaccard_from_texts
 from .pipeline import DedupResult, check_documents, keep_verified, prepare

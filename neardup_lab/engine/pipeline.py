@@ -21,8 +21,8 @@ from ..minhash import empty_value
 from ..settings import RECALL_WEIGHTS, Settings
 from ..support import limits
 from ..support.spans import Ragged, chunk_bounds, cut
+from ..support.validate import first_not_text, shown
 from ..text import words
-from ..validate import first_not_text, shown
 from .banding import band_groups
 from .components import clusters_from_pair_array, pair_tuples
 from .idsets import jaccard_from_texts, sorted_sets, unsorted_shingle_ids

@@ -38,8 +38,8 @@ from .. import hashing
 from ..hashing import splitmix64
 from ..support import limits
 from ..support.spans import Ragged, chunk_bounds, span_positions
+from ..support.validate import first_not_text, require_text
 from ..text import require_shingle_size, separates_words
-from ..validate import first_not_text, require_text
 
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
