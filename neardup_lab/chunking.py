@@ -34,7 +34,7 @@ def _positive_int(value: object, name: str) -> int:
 
 def _count(value: object, name: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int (a number of {what}), got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an int (a number of {what}), got {described(value)}")
     if value < 0:
         raise ValueError(f"{name} must be >= 0 (a number of {what}), got {value}")
     return int(value)

@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence, Set
 import numpy as np
 
 from .hashing import hash_shingles
+from .support.validate import number_between
 
 __all__ = [
     "brute_force_pairs",
@@ -30,8 +31,7 @@ def brute_force_pairs(shingle_sets: Sequence[Set], threshold: float) -> dict[Pai
     >>> brute_force_pairs([{"a", "b"}, {"a", "b", "c"}, {"x"}], threshold=0.5)
     {(0, 1): 0.6666666666666666}
     """
-    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    threshold = number_between(threshold, "threshold", 0, 1)
     if isinstance(shingle_sets, (str, bytes)) or any(not isinstance(s, Set) for s in shingle_sets):
         raise TypeError("brute_force_pairs needs a sequence of shingle sets, one per document")
     from scipy import sparse  # here: import neardup_lab stays free of scipy

@@ -18,7 +18,7 @@ import numpy as np
 
 from .hashing import splitmix64
 from .minhash import MAX_NUM_PERM
-from .support.validate import positive_int, shown
+from .support.validate import number_between, positive_int, shown
 
 __all__ = [
     "s_curve",
@@ -148,8 +148,7 @@ def optimal_params(
     >>> optimal_params(0.8, 128)
     (9, 13)
     """
-    if not isinstance(threshold, (int, float)) or not 0.0 < threshold < 1.0:
-        raise ValueError(f"threshold must be a number strictly between 0 and 1, got {threshold!r}")
+    threshold = number_between(threshold, "threshold", 0, 1, high_in=False)
     num_perm = positive_int(num_perm, "num_perm", MAX_NUM_PERM)
     weights = (false_positive_weight, false_negative_weight)
     if any(not isinstance(w, (int, float)) or w < 0 for w in weights) or sum(weights) == 0:

@@ -295,9 +295,7 @@ def merge_signatures(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
 
 
 def _check_bits(bits: object) -> int:
-    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 32:
-        raise ValueError(f"bits must be an int from 1 to 32, got {bits!r}")
-    return bits
+    return positive_int(bits, "bits", 32)
 
 
 def bbit_signatures(signatures: np.ndarray, bits: int) -> np.ndarray:

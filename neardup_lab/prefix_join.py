@@ -23,6 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence, Set
 from itertools import chain
 
+from .support.validate import number_between
+
 __all__ = ["prefix_length", "prefix_candidates", "prefix_join"]
 
 Pair = tuple[int, int]
@@ -58,8 +60,7 @@ def prefix_candidates(shingle_sets: Sequence[Set], threshold: float) -> set[Pair
     >>> sorted(prefix_candidates([{"a", "b"}, {"a", "b", "c"}, {"x", "y"}], 0.6))
     [(0, 1)]
     """
-    if not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    threshold = number_between(threshold, "threshold", 0, 1)
     if isinstance(shingle_sets, (str, bytes)) or any(not isinstance(s, Set) for s in shingle_sets):
         raise TypeError("prefix_join needs a sequence of shingle sets, one per document")
     counts = Counter(chain.from_iterable(shingle_sets))

@@ -38,7 +38,7 @@ import numpy as np
 
 from .support import limits
 from .support.spans import span_positions
-from .support.validate import described
+from .support.validate import described, positive_int
 
 __all__ = [
     "BLOCK_SCHEMES",
@@ -71,9 +71,7 @@ class QueryStats(NamedTuple):
 
 
 def _check_bits(bits: object) -> int:
-    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 1 <= bits <= 64:
-        raise ValueError(f"bits must be an int from 1 to 64, got {bits!r}")
-    return int(bits)
+    return positive_int(bits, "bits", 64)
 
 
 def _as_fingerprints(fingerprints: object, bits: int = 64) -> np.ndarray:
@@ -125,7 +123,7 @@ def _as_query(fp: object, bits: int = 64) -> int:
 
 def _check_distance(max_distance: object) -> int:
     if isinstance(max_distance, bool) or not isinstance(max_distance, (int, np.integer)):
-        raise TypeError(f"max_distance must be an int, got {type(max_distance).__name__} {max_distance!r}")
+        raise TypeError(f"max_distance must be an int, got {described(max_distance)}")
     if max_distance < 0:
         raise ValueError(f"max_distance must be >= 0, got {max_distance}")
     return int(max_distance)

@@ -79,9 +79,15 @@ def test_reference_choices():
     assert optimal_params(0.7, 128) == (14, 9)
 
 
-@pytest.mark.parametrize("bad", [0, 1, 1.2, -0.5, "0.8"])
+@pytest.mark.parametrize("bad", [0, 1, 1.2, -0.5, float("nan")])
 def test_threshold_checked(bad):
-    with pytest.raises(ValueError, match="threshold"):
+    with pytest.raises(ValueError, match=r"threshold must be in \(0, 1\)"):
+        optimal_params(bad, 128)
+
+
+@pytest.mark.parametrize("bad", ["0.8", None, True])
+def test_threshold_of_another_type_is_a_type_error(bad):
+    with pytest.raises(TypeError, match="threshold must be a number"):
         optimal_params(bad, 128)
 
 

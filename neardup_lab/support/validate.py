@@ -14,6 +14,7 @@ import numpy as np
 __all__ = [
     "positive_int",
     "non_negative_int",
+    "number_between",
     "shown",
     "described",
     "require_text",
@@ -65,6 +66,29 @@ def _int_at_least(value: object, name: str, minimum: int, maximum: int | None) -
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be at most {maximum}, got {shown(value)}")
     return int(value)
+
+
+def number_between(
+    value: object, name: str, low: float, high: float, *, low_in: bool = False, high_in: bool = True
+) -> float:
+    """``value`` as a float between ``low`` and ``high`` (each end included when ``*_in``), or a
+    TypeError (not a number; bools are not) or ValueError (outside, or NaN) naming it.
+
+    >>> number_between(0.8, "threshold", 0, 1)
+    0.8
+    >>> number_between(1.5, "threshold", 0, 1)
+    Traceback (most recent call last):
+        ...
+    ValueError: threshold must be in (0, 1], got 1.5
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {described(value)}")
+    above = value >= low if low_in else value > low
+    below = value <= high if high_in else value < high
+    if not (above and below):  # NaN is neither
+        span = f"{'[' if low_in else '('}{low:g}, {high:g}{']' if high_in else ')'}"
+        raise ValueError(f"{name} must be in {span}, got {shown(value)}")
+    return float(value)
 
 
 def shown(value: object) -> str:
