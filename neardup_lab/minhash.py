@@ -76,7 +76,7 @@ def empty_value(scheme: str) -> int:
 def _check_scheme(scheme: object) -> str:
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
-    return scheme  # type: ignore[return-value]
+    return str(scheme)
 
 
 def _mulmod61(a: np.ndarray, x: np.ndarray) -> np.ndarray:

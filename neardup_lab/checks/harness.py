@@ -20,6 +20,7 @@ import numbers
 import sys
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -611,7 +612,7 @@ def precision_recall_judge(expected: tuple[float, float]) -> Callable[[Any], str
     return judge
 
 
-def same_set(got: Any, expected: set) -> str | None:
+def same_set(got: Any, expected: AbstractSet[Any]) -> str | None:
     """None when ``got`` is a set equal to ``expected``, else what is missing and what is extra.
 
     >>> same_set({1, 3}, {1, 2})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from ..corpus import replace_words
 from ..text import char_shingles, jaccard, normalize, word_shingles
@@ -282,8 +283,8 @@ def jaccard_case(func: Callable[[set, set], float], seed: int) -> Case:
     'an article and an edited copy (seed 5)'
     """
     article = sample_article(seed)
-    a = word_shingles(article, 3)
-    b = word_shingles(replace_words(article, 2 + seed % 9, seed=seed), 3)
+    a: AbstractSet[str] = word_shingles(article, 3)
+    b: AbstractSet[str] = word_shingles(replace_words(article, 2 + seed % 9, seed=seed), 3)
     if seed % 2:
         a, b = frozenset(a), frozenset(b)
     return Case(

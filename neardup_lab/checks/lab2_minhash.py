@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,7 +75,7 @@ def _builtin_hash_signatures(shingles: Iterable[str], params: list[tuple[int, in
 
 
 def _signature_judge(
-    expected: list[int], shingles: Iterable[str] = (), params: list[tuple[int, int]] = ()
+    expected: list[int], shingles: Iterable[str] = (), params: Sequence[tuple[int, int]] = ()
 ) -> Callable[[Any], str | None]:
     builtin = _builtin_hash_signatures(shingles, list(params)) if shingles else []
 
@@ -273,8 +273,8 @@ def estimate_case(func: Callable[[list[int], list[int]], float], seed: int) -> C
     """
     k = 16 + seed % 64
     params = _lab_hash_parameters(k, seed)
-    sig_a = _lab_signature(word_shingles(sample_article(seed), 3), params)
-    sig_b = _lab_signature(
+    sig_a: list[int] | np.ndarray = _lab_signature(word_shingles(sample_article(seed), 3), params)
+    sig_b: list[int] | np.ndarray = _lab_signature(
         word_shingles(replace_words(sample_article(seed), 1 + seed % 5, seed=1), 3), params
     )
     if seed % 2 == 0:  # numpy signatures, as MinHasher makes them
@@ -375,7 +375,7 @@ def check_k_for_error(value: Any) -> CheckResult:
     """
 
     def judge(got: Any) -> str | None:
-        if isinstance(got, bool) or not isinstance(got, numbers.Real) or int(got) != got:
+        if isinstance(got, bool) or not isinstance(got, numbers.Real) or round(got) != got:
             return "k is a whole number of hash functions"
         if got == 625:
             return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from ..clusters import clusters_from_pairs
@@ -98,10 +98,10 @@ def precision_recall_case(func: Callable[[Iterable, Iterable], tuple[float, floa
     """
     rng = random.Random(seed)
     n = 20 + seed % 40
-    found = [tuple(rng.sample(range(n), 2)) for _ in range(10 + seed % 50)]
-    truth = [tuple(rng.sample(range(n), 2)) for _ in range(5 + seed % 30)] + found[: len(found) // 2]
+    found = [_random_pair(rng, n) for _ in range(10 + seed % 50)]
+    truth = [_random_pair(rng, n) for _ in range(5 + seed % 30)] + found[: len(found) // 2]
     found += found[:3]  # repeated pairs
-    truth = [pair[::-1] if rng.random() < 0.5 else pair for pair in truth]
+    truth = [(pair[1], pair[0]) if rng.random() < 0.5 else pair for pair in truth]
     expected = precision_recall(found, truth)
     return Case(
         f"random pairs (seed {seed})",
@@ -112,6 +112,11 @@ def precision_recall_case(func: Callable[[Iterable, Iterable], tuple[float, floa
         hint="Pairs are unordered: (j, i) is the same pair as (i, j), so bring every pair to one form "
         "before comparing. Count each pair once.",
     )
+
+
+def _random_pair(rng: random.Random, n: int) -> tuple[int, int]:
+    a, b = rng.sample(range(n), 2)
+    return a, b
 
 
 def _canonical_clusters(got: Any, n: int) -> list[list[int]]:
@@ -198,7 +203,7 @@ def clusters_case(func: Callable[[int, Iterable[tuple[int, int]]], list[list[int
     """
     rng = random.Random(seed)
     n = 300 if seed == 11 else 20 + seed % 200
-    pairs = [tuple(rng.sample(range(n), 2)) for _ in range(220 if seed == 11 else n * 3 // 4)]
+    pairs = [_random_pair(rng, n) for _ in range(220 if seed == 11 else n * 3 // 4)]
     expected = clusters_from_pairs(n, pairs)
     return Case(
         f"random pairs (seed {seed})",
@@ -263,7 +268,7 @@ def check_verify_pairs(func: Callable[[set, list[set]], set[tuple[int, int]]]) -
             f"(sizes of the sets; Jaccard(0, 1) = {jaccard(sets[0], sets[1]):.3f})",
             call_on_copies(func, candidates, sets),
             expected,
-            judge=lambda got, expected=expected: _verified_judge(got, expected),
+            judge=partial(_verified_judge, expected=expected),
             hint=hint,
         )
         for name, candidates, sets, expected, hint in hand
@@ -604,6 +609,12 @@ class _NotJudged:
 _SKIPPED = _NotJudged()
 
 
+def _unless_skipped(got: Any, judge: Callable[[Any], str | None]) -> str | None:
+    if got is _SKIPPED:
+        return "the run on this corpus failed or its answer could not be read: see the first case on it"
+    return judge(got)
+
+
 def _skippable(cases: list[Case]) -> list[Case]:
     """Let a case's call raise :class:`_Skip` to mean 'already reported': it then fails, briefly."""
     out = []
@@ -622,11 +633,7 @@ def _skippable(cases: list[Case]) -> list[Case]:
                 case.input,
                 call,
                 case.expected,
-                judge=lambda got, judge=judge: (
-                    "the run on this corpus failed or its answer could not be read: see the first case on it"
-                    if got is _SKIPPED
-                    else judge(got)
-                ),
+                judge=partial(_unless_skipped, judge=judge),
                 raises=case.raises,
                 hint=case.hint,
                 shown_expected=case.shown_expected,

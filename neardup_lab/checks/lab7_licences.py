@@ -24,6 +24,7 @@ import random
 import re
 import sys
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -447,9 +448,9 @@ def containment_case(func: Callable[[set, set], float], seed: int) -> Case:
     corpus = _corpus()
     rng = random.Random(seed)
     picks = rng.sample(range(len(corpus.texts)), 4)
-    a = word_shingles(corpus.texts[picks[0]], 3 + seed % 3)
+    a: AbstractSet[str] = word_shingles(corpus.texts[picks[0]], 3 + seed % 3)
     bundle = picks[: rng.randint(1, 4)] if seed % 2 else picks[1:]
-    b = set().union(*(word_shingles(corpus.texts[i], 3 + seed % 3) for i in bundle))
+    b: AbstractSet[str] = set().union(*(word_shingles(corpus.texts[i], 3 + seed % 3) for i in bundle))
     if seed % 3 == 0:
         a, b = frozenset(a), frozenset(b)
     return Case(
