@@ -12,7 +12,7 @@ import os
 
 # --- Signing (core: minhash, oph) ------------------------------------------------------------
 
-#: (shingle, hash function) values per numpy call, 8 MB. Measured on 2 cores: 1.6x faster than 2**17,
+#: (shingle, hash function) values per numpy call, 8 MB. Measured on 2 cores, 1.6x faster than 2**17,
 #: and two signing threads no longer queue for the interpreter (slower than one at 2**15).
 SIGN_BLOCK_CELLS = 1 << 20
 #: The same for exact mod-prime arithmetic, which makes many temporaries (smaller blocks stay in cache).
@@ -60,8 +60,8 @@ SORT_IDS, SORT_DOCS = 500_000, 2000
 
 #: Documents above this many bytes are refused unless the caller raises the limit.
 DEFAULT_MAX_BYTES = 10_000_000
-#: The deepest nesting of JSON read (a JSONL record, an index's metadata), checked before parsing:
-#: the browser's Python crashes (JavaScript stack) long before the recursion limit stops the parser.
+#: The deepest nesting of JSON read (a JSONL record, an index's metadata), checked before parsing
+#: (the browser's Python crashes, JavaScript stack, long before the recursion limit stops the parser).
 MAX_JSON_NESTING = 100
 #: Rows per record batch read from a Parquet file.
 PARQUET_BATCH_ROWS = 1024
