@@ -300,12 +300,10 @@ class Tie(NamedTuple):
 def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
     """For each document ``result`` removed, the pair that tied it to its cluster, by document.
 
-    Walking the copies and verified pairs outward from each keeper (breadth first), a removed
-    document is reached through one pair, whose other document is its ``neighbour``: in a chain
-    A - B - C kept at A, C is tied to B, although A and C may share little. ``docs`` are the texts
-    the run was given (only near-duplicate ties are shingled again, for their exact Jaccard).
-    Raises TypeError when ``result`` is not a DedupResult, ValueError when ``docs`` does not hold
-    as many documents as the result.
+    Walking the copies and verified pairs breadth first from each keeper, a removed document is
+    reached through one pair, with its ``neighbour``: in a chain A - B - C kept at A, C is tied to
+    B. ``docs``: the texts the run was given. Raises TypeError when ``result`` is not a
+    DedupResult, ValueError when ``docs`` does not hold as many documents as the result.
 
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "a b c d e f y x", "z"]
     >>> from neardup_lab.engine.pipeline import dedup

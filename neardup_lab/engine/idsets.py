@@ -113,8 +113,7 @@ def jaccard_from_texts(
     rows, longer = np.arange(len(pairs)), (chars[:, 1] > chars[:, 0]).astype(np.int64)
     long_doc, short_doc = pairs[rows, longer], pairs[rows, 1 - longer]
     long_chars, short_chars = chars[rows, longer], chars[rows, 1 - longer]
-    # Pairs of short documents keep their order (a band group's pairs share documents); pairs
-    # with a long document follow, grouped by it.
+    # Short documents' pairs keep their order (a group's pairs share documents); long ones' follow.
     is_long = long_chars > limits.SLICE_CHARS // 16
     with_long = np.flatnonzero(is_long)
     with_long = with_long[np.lexsort((short_doc[with_long], long_doc[with_long]))]

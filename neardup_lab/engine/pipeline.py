@@ -95,8 +95,7 @@ def exact_keys(words: Ragged) -> list[bytes]:
 
 
 def first_occurrences(keys: Sequence[bytes], start: int = 0) -> np.ndarray:
-    """For each key, the position of its first occurrence (plus ``start``): each document's
-    exact-copy group.
+    """For each key, the position of its first occurrence (plus ``start``): its exact-copy group.
 
     >>> first_occurrences([b"rain", b"sun", b"rain"]).tolist()
     [0, 1, 0]
@@ -199,9 +198,8 @@ def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
 def frequent_ids(
     counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
 ) -> np.ndarray:
-    """:func:`~neardup_lab.docfreq.frequent_shingles` for ids counted in parts ``(ids, counts)``
-    (distinct uint64 ids, documents holding each): the sorted ids in more than ``max_df`` of
-    ``n_documents``.
+    """:func:`~neardup_lab.docfreq.frequent_shingles` for parts ``(ids, counts)`` (distinct uint64
+    ids, documents holding each): the sorted ids in more than ``max_df`` of ``n_documents``.
 
     >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
     >>> frequent_ids([part, part], 0.5, 4).tolist()  # id 3 is in 4 of 4 documents, 5 and 9 in 2

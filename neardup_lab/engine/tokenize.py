@@ -67,10 +67,9 @@ def _joins_back() -> frozenset[str]:
 
 @cache
 def _starts_afresh(char: str) -> bool:
-    """Whether NFKC starts afresh at ``char``: ``_nfkc(a + char + b) == _nfkc(a) + _nfkc(char + b)``
-    for any ``a`` and ``b``. True when ``char`` and the first character of its decomposition have
-    combining class 0 and neither joins a character before it (Unicode's boundary before a
-    character; every ASCII character is one)."""
+    """Whether ``_nfkc(a + char + b) == _nfkc(a) + _nfkc(char + b)`` for any ``a``, ``b``: ``char``
+    and the first character of its decomposition have combining class 0 and neither joins the
+    character before it (every ASCII character qualifies)."""
     first = unicodedata.normalize("NFKD", char)[:1] or char
     return not (unicodedata.combining(char) or unicodedata.combining(first) or {char, first} & _joins_back())
 
@@ -98,8 +97,7 @@ def _char_nfkc(char: str) -> str:
 
 @cache
 def _expanders() -> np.ndarray:
-    """For each code point up to U+30000 (none above decomposes), whether NFKC makes it four
-    characters or more."""
+    """Whether NFKC makes each code point up to U+30000 (none above decomposes) four or more."""
     table = np.zeros(0x30001, dtype=bool)
     for cp in range(0x30000):
         table[cp] = bool(unicodedata.decomposition(chr(cp))) and len(_char_nfkc(chr(cp))) >= 4
@@ -198,8 +196,7 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
         [(first & 0x1F) << 6 | more[0], (first & 0x0F) << 12 | more[0] << 6 | more[1]],
         (first & 0x07) << 18 | more[0] << 12 | more[1] << 6 | more[2],
     )
-    # The distinct characters, and each character's place among them, by a table over the code
-    # points up to the largest here (at most 4 MB): no sort, no search.
+    # Distinct characters and each one's place among them by a table of code points (<= 4 MB): no sort.
     which = np.zeros(int(code.max()) + 1, dtype=np.int32)
     which[code] = 1
     distinct = np.flatnonzero(which)
@@ -276,8 +273,7 @@ def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
 def _mixed_lanes(
     at_byte: np.ndarray, starts: np.ndarray, lengths: np.ndarray, index: np.ndarray | None
 ) -> np.ndarray:
-    """Lane ``index`` of each word (``None``: lane 0), masked to the word's bytes, offset by
-    ``index`` and mixed."""
+    """Lane ``index`` (``None``: 0) of each word, masked to the word's bytes, offset and mixed."""
     # Lane 0 (most words have only this one) needs no offset: skip those passes.
     at, left = (starts, lengths) if index is None else (starts + 8 * index, lengths - 8 * index)
     values = at_byte[at]
@@ -385,8 +381,7 @@ def _tokenize_parts(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     raw = np.frombuffer(joined, dtype=np.uint8)
     buffer = _lowered(raw)
     in_word = _in_word(buffer)
-    # Where in_word changes: a word starts, ends, starts, ends, ... (a bool compare and
-    # nonzero over bools: three times faster than np.diff on bytes)
+    # Where a word starts, ends, starts, ...: a compare and nonzero on bools, 3x faster than np.diff.
     edges = np.nonzero(in_word[1:] != in_word[:-1])[0]
     starts, ends = edges[0::2], edges[1::2]
     counts = np.diff(np.searchsorted(starts, np.r_[doc_starts, len(buffer) + 1]))
@@ -412,8 +407,7 @@ def ngram_ids(words: Ragged, k: int) -> Ragged:
             full *= _POLY
             full += hashes[j : j + len(full)]
         full += np.uint64(k)  # shingles of different lengths never share a polynomial
-    # Keep the windows that stay inside one document: drop those starting in the last
-    # k - 1 words before each document's end (for a short document, all of its own).
+    # Drop the windows starting in a document's last k - 1 words (all of a short document's).
     inside = np.ones(len(full), dtype=bool)
     crossing = (ends[:, None] - np.arange(1, k)).ravel()
     inside[crossing[(crossing >= 0) & (crossing < len(full))]] = False

@@ -83,9 +83,6 @@ def _mix16(data: bytes, at: int, key: int) -> int:
     return (p & _M64) ^ (p >> 64)
 
 
-# --- XXH3-64 ---------------------------------------------------------------------------------
-
-
 def _mid64(data: bytes, n: int) -> int:
     """17 to 240 bytes."""
     acc = n * _P64_1
@@ -100,9 +97,6 @@ def _mid64(data: bytes, n: int) -> int:
     for k in range(8, n >> 4):
         acc += _mix16(data, 16 * k, 16 * (k - 8) + 3)
     return _avalanche((acc + _mix16(data, n - 16, 136 - 17)) & _M64)
-
-
-# --- Long inputs: stripes, blocks, accumulators -----------------------------------------------
 
 
 def _stripe_sums(words: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -188,9 +182,6 @@ def xxh3_64_intdigest(data: bytes | memoryview) -> int:
     if n <= 240:
         return _mid64(data, n)
     return _merge(_accumulators(data, n), 11, (n * _P64_1) & _M64)
-
-
-# --- XXH3-128 --------------------------------------------------------------------------------
 
 
 def _short128(data: bytes, n: int) -> tuple[int, int]:
