@@ -1,10 +1,5 @@
 """Banding many signatures at once: the candidate pairs of :func:`~neardup_lab.lsh.candidate_pairs`
-without a Python object per document.
-
-A band's documents are sorted by their :func:`~neardup_lab.lsh.band_hashes` key and neighbours
-with equal keys are confirmed value by value, so a group holds only truly equal bands; bands
-may be grouped on several threads (numpy sorts without holding the interpreter lock).
-"""
+as numpy arrays, with no Python object per document."""
 
 from __future__ import annotations
 
@@ -23,11 +18,8 @@ __all__ = ["BandGroups", "band_groups", "pairs_in_groups", "candidate_pair_array
 
 
 class BandGroups(NamedTuple):
-    """Documents of one band sorted so that equal band values are adjacent.
-
-    ``order``: document indices; ``starts``: where each group of equal values
-    begins in ``order`` (groups of one included).
-    """
+    """One band's documents sorted so that equal band values are adjacent: ``order`` holds
+    document indices, ``starts`` where each group (groups of one included) begins in ``order``."""
 
     order: np.ndarray
     starts: np.ndarray
@@ -64,11 +56,10 @@ def band_groups(
 ) -> Iterator[BandGroups]:
     """For each band in turn, the groups of documents whose band values are identical.
 
-    Documents are sorted by :func:`band_hashes`, then neighbours with equal keys are
-    compared value by value, so a group holds only truly equal bands. ``among`` restricts
-    the grouping to those rows (``order`` still names rows of the whole matrix). With
-    ``threads`` > 1 that many bands are grouped at once (numpy sorts without holding the
-    interpreter lock); the groups are the same.
+    Documents are sorted by :func:`~neardup_lab.lsh.band_hashes` key, then neighbours with equal
+    keys are compared value by value, so a group holds only truly equal bands. ``among`` restricts
+    the grouping to those rows (``order`` still names rows of the whole matrix). ``threads`` bands
+    are grouped at once (numpy sorts without the interpreter lock); the groups are the same.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
@@ -80,7 +71,7 @@ def band_groups(
     sigs = check_signature_matrix(signatures, bands, rows)
     docs = np.arange(len(sigs)) if among is None else np.asarray(among, dtype=np.int64)
     keys = np.empty((len(docs), bands), dtype=np.uint64)
-    step = limits.KEY_BLOCK  # a block of signatures copied at a time
+    step = limits.KEY_BLOCK
     for start in range(0, len(docs), step):
         block = docs[start : start + step]
         keys[start : start + len(block)] = band_hashes(sigs[block], bands, rows)
@@ -116,9 +107,8 @@ def pairs_in_groups(groups: BandGroups) -> np.ndarray:
 
 
 def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """The pairs of :func:`~neardup_lab.lsh.candidate_pairs` as a sorted ``(m, 2)`` int64 array.
-
-    The pairs within the groups of :func:`band_groups`, over all bands, each once.
+    """The pairs of :func:`~neardup_lab.lsh.candidate_pairs` as a sorted ``(m, 2)`` int64 array:
+    those within the groups of :func:`band_groups`, over all bands, each once.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> candidate_pair_array(sigs, bands=2, rows=2).tolist()

@@ -1,10 +1,7 @@
 """Clusters from many pairs at once: :func:`~neardup_lab.clusters.clusters_from_pairs` and
-:class:`~neardup_lab.clusters.UnionFind` as numpy passes.
-
-Components come from SciPy's ``connected_components`` (imported when first needed, so that
-``import neardup_lab`` stays free of scipy); an array ``parent`` is the union-find that
-verification grows while it skips pairs already joined.
-"""
+:class:`~neardup_lab.clusters.UnionFind` as numpy passes over arrays (SciPy's
+``connected_components``, imported when first needed so that ``import neardup_lab`` stays free
+of scipy)."""
 
 from __future__ import annotations
 
@@ -16,10 +13,8 @@ __all__ = ["clusters_from_pair_array", "pair_tuples", "roots", "component_labels
 
 
 def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
-    """Same answer as :func:`clusters_from_pairs`, for an ``(m, 2)`` array of pairs.
-
-    Uses ``scipy.sparse.csgraph.connected_components``, so millions of
-    documents and pairs need no Python loop per pair.
+    """:func:`~neardup_lab.clusters.clusters_from_pairs` for an ``(m, 2)`` array of pairs, with no
+    Python loop per pair. Raises IndexError when a pair names no document.
 
     >>> clusters_from_pair_array(5, np.array([[0, 2], [2, 4]]))
     [[0, 2, 4], [1], [3]]
@@ -32,8 +27,7 @@ def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
     ordered = labels[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n else np.zeros(0, np.int64)
     sizes = np.diff(np.r_[starts, n])
-    # Clusters in order of their first member; one list of all members, cut by slicing it
-    # (a numpy array per cluster cost five times as much).
+    # In order of first member; one list cut by slicing (an array per cluster cost 5x as much).
     by_first = np.argsort(order[starts], kind="stable")
     starts, sizes = starts[by_first], sizes[by_first]
     return cut(order[span_positions(starts, sizes)].tolist(), sizes)
@@ -50,10 +44,8 @@ def pair_tuples(pairs: np.ndarray) -> list[tuple[int, int]]:
 
 
 def roots(parent: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """Representatives of ``members`` in an array union-find, compressing their paths.
-
-    ``parent[x] == x`` marks a representative. The array form of
-    :meth:`UnionFind.find`, for many elements in one numpy pass.
+    """Representatives of ``members`` in an array union-find (``parent[x] == x`` marks one),
+    compressing their paths: :meth:`~neardup_lab.clusters.UnionFind.find` for many at once.
 
     >>> parent = np.array([0, 0, 1, 3])
     >>> roots(parent, np.array([2, 3])).tolist(), parent.tolist()
@@ -73,8 +65,6 @@ def roots(parent: np.ndarray, members: np.ndarray) -> np.ndarray:
 def component_labels(n: int, pairs: np.ndarray) -> np.ndarray:
     """A component label for each of ``n`` nodes joined by the ``(m, 2)`` array ``pairs``.
 
-    SciPy's ``connected_components``, imported here: ``import neardup_lab`` stays free of scipy.
-
     >>> component_labels(4, np.array([[0, 3]])).tolist()
     [0, 1, 2, 0]
     """
@@ -86,11 +76,9 @@ def component_labels(n: int, pairs: np.ndarray) -> np.ndarray:
 
 
 def join_roots(parent: np.ndarray, pairs: np.ndarray) -> None:
-    """Merge the sets of every pair ``(a, b)`` in an array union-find, in place.
-
-    The array form of :meth:`UnionFind.union` for many pairs at once: the
-    connected components of the pairs' representatives are found with scipy,
-    and each component's representatives point to its smallest one.
+    """Merge the sets of every pair ``(a, b)`` in an array union-find, in place
+    (:meth:`~neardup_lab.clusters.UnionFind.union` for many pairs): each component of the pairs'
+    representatives points to its smallest one.
 
     >>> parent = np.arange(5)
     >>> join_roots(parent, np.array([[3, 4], [4, 1]]))

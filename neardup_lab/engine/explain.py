@@ -1,20 +1,7 @@
-"""Why two documents were paired, or not: the evidence the pipeline weighs, for one pair.
-
-:func:`explain` runs two texts through the same steps as :func:`~neardup_lab.engine.pipeline.dedup`,
-under the same :class:`~neardup_lab.settings.Settings`, and keeps every intermediate answer:
-
-1. the normalised words and the exact-copy key (:func:`~neardup_lab.engine.pipeline.prepare`);
-2. the shingles, shown as strings (:func:`~neardup_lab.text.word_shingles` or
-   :func:`~neardup_lab.text.char_shingles`), and the exact Jaccard similarity of their ids,
-   the number verification uses (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`);
-3. the MinHash signatures: how many of their values agree, and the estimate;
-4. the bands whose values agree (:func:`~neardup_lab.engine.banding.band_groups`, keyed by
-   :func:`~neardup_lab.lsh.band_hashes`): one is enough to make the pair a candidate;
-5. whether verification keeps the pair (:func:`~neardup_lab.engine.pipeline.keep_verified`).
-
-:func:`ties` answers the same question for a whole run: for each document a dedup
-removed, the pair that tied it to its cluster, so a chain of pairs (A like B, B like
-C, but A not like C) can be read link by link.
+"""Why two documents were paired, or not. :func:`explain` runs two texts through the steps of
+:func:`~neardup_lab.engine.pipeline.dedup` (the same functions, the same settings) and keeps every
+intermediate answer; :func:`ties` gives, for each document a run removed, the pair that tied it
+to its cluster, so a chain (A like B, B like C, A not like C) can be read link by link.
 
 >>> e = explain("Heavy rain closed the coastal road on Monday morning.",
 ...             "heavy rain closed the coastal road on monday evening", Settings(k=2))
@@ -50,24 +37,17 @@ HTML_WORDS = 400
 _BANDS_LISTED = 16  # matching bands named by str(); all are in Explanation.matching_bands
 
 
-# ----- one pair --------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, repr=False)
 class Explanation:
     """The evidence for one pair of texts ``a`` and ``b`` under ``settings``.
 
-    ``words_a``, ``words_b``: the normalised words. ``shingles_a``, ``shingles_b``:
-    the distinct shingles as strings. ``shared``: the shingles both have, in the
-    order they first occur in ``a``. ``jaccard``: the exact Jaccard similarity of
-    the shingle ids (what ``verify="exact"`` compares with the threshold; it equals
-    the Jaccard of the string sets barring a 64-bit hash collision).
-    ``contained_a_in_b`` and ``contained_b_in_a``: containment both ways.
-    ``exact_copy``: the normalised texts are equal, so dedup joins them in its
-    exact pass, before any banding. ``agreeing``: signature values that are equal
-    (after b-bit truncation when ``settings.bbits`` is set); ``estimate``: the
-    MinHash estimate of the Jaccard similarity. ``matching_bands``: indices of the
-    bands whose values all agree. ``verified``: whether verification keeps the pair.
+    ``words_a``, ``words_b``: the normalised words; ``shingles_a``, ``shingles_b``: the distinct
+    shingles as strings; ``shared``: those both have, in order of first occurrence in ``a``.
+    ``jaccard``: exact Jaccard of the shingle ids, what ``verify="exact"`` compares with the
+    threshold. ``contained_a_in_b``, ``contained_b_in_a``: containment both ways. ``exact_copy``:
+    equal normalised texts, joined by dedup's exact pass. ``agreeing``: equal signature values
+    (after b-bit truncation when ``settings.bbits`` is set); ``estimate``: the MinHash estimate.
+    ``matching_bands``: bands whose values all agree. ``verified``: verification keeps the pair.
     """
 
     settings: Settings
@@ -207,9 +187,8 @@ class Explanation:
 
 
 def _windows(units: Sequence[str], k: int, sep: str) -> list[str]:
-    """The shingle starting at each position of ``units`` (words, or characters), cut as
-    :func:`~neardup_lab.text.word_shingles` and :func:`~neardup_lab.text.char_shingles` cut them,
-    in text order: to place shingles in the text, which their sets cannot."""
+    """The shingle starting at each position of ``units`` (words or characters), in text order:
+    to place shingles in the text, which their sets cannot."""
     if len(units) < k:
         return [sep.join(units)] if units else []
     return [sep.join(units[i : i + k]) for i in range(len(units) - k + 1)]
@@ -261,12 +240,9 @@ def _check_settings(settings: object) -> Settings:
 def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
     """The evidence for the pair ``a``, ``b``: every step of :func:`~neardup_lab.engine.pipeline.dedup`.
 
-    ``settings`` default to those of ``dedup``. The answer agrees with a dedup of
-    the two texts: ``explain(a, b, s).joined`` is true exactly when
-    ``dedup([a, b], **s.to_dict())`` puts them in one cluster.
-
-    Raises TypeError when ``a`` or ``b`` is not a str or ``settings`` not a
-    :class:`~neardup_lab.settings.Settings`.
+    ``settings`` default to those of ``dedup``; ``explain(a, b, s).joined`` is true exactly when
+    ``dedup([a, b], **s.to_dict())`` puts them in one cluster. Raises TypeError when ``a`` or
+    ``b`` is not a str or ``settings`` not a :class:`~neardup_lab.settings.Settings`.
 
     >>> e = explain("The river rose fast today", "the river rose FAST, today!")
     >>> e.exact_copy, e.jaccard, e.joined
@@ -308,9 +284,6 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
     )
 
 
-# ----- a whole run -----------------------------------------------------------------------------
-
-
 class Tie(NamedTuple):
     """Why ``document`` is in its cluster: the pair it forms with ``neighbour``, one step
     closer to the cluster's ``keeper`` (``steps`` pairs away), their exact ``jaccard``,
@@ -327,15 +300,10 @@ class Tie(NamedTuple):
 def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
     """For each document ``result`` removed, the pair that tied it to its cluster, by document.
 
-    The exact copies and verified pairs of a :class:`~neardup_lab.engine.pipeline.DedupResult`
-    join every cluster; walking them outward from the keeper (breadth first), each
-    removed document is reached through one pair, whose other document is its
-    ``neighbour``. In a chain A - B - C kept at A, C is tied to B and B to A, although
-    A and C may share little. ``docs`` are the texts the run was given; only those in
-    near-duplicate ties are shingled again, to measure their exact Jaccard.
-
-    Raises TypeError when ``result`` is not a DedupResult, ValueError when ``docs``
-    does not hold as many documents as the result.
+    Walking the copies and verified pairs breadth first from each keeper, a removed document is
+    reached through one pair, with its ``neighbour``: in a chain A - B - C kept at A, C is tied to
+    B. ``docs``: the texts the run was given. Raises TypeError when ``result`` is not a
+    DedupResult, ValueError when ``docs`` does not hold as many documents as the result.
 
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "a b c d e f y x", "z"]
     >>> from neardup_lab.engine.pipeline import dedup

@@ -1,20 +1,10 @@
-"""Shingle id sets from texts, and exact Jaccard of pairs straight from the texts.
+"""Shingle ids from texts (the one place a batch of texts becomes ids), and exact Jaccard of
+pairs derived again from the texts.
 
-:func:`unsorted_shingle_ids` is the one place a batch of texts becomes shingle
-ids: :func:`~neardup_lab.engine.pipeline.prepare` signs them, and :func:`shingle_id_sets`
-sorts them into the distinct ids that verification reads; each is a
-:class:`~neardup_lab.support.spans.Ragged`, one list per document.
-
-Keeping every document's ids for verification costs 8 bytes a shingle: for a
-million 300-word documents, 2.4 GB, more than the texts themselves. Only the
-documents of candidate pairs are ever read, so :func:`jaccard_from_texts` derives
-their ids again, a bounded slice of pairs at a time, instead of holding them all:
-the same scores, for the time of deriving them (about as long as signing them).
-:func:`~neardup_lab.engine.pipeline.dedup` keeps the ids of the first documents, up to
-:data:`~neardup_lab.support.limits.IDS_BUDGET` bytes, and derives only the others'. It
-keeps them in text order, one :class:`~neardup_lab.support.spans.Ragged` per chunk it prepared, and
-sorts (:func:`sorted_sets`), once banding is done, only those of documents in a band group:
-the others are never read.
+Keeping every document's ids costs 8 bytes a shingle: 2.4 GB for a million 300-word documents,
+more than the texts. So :func:`~neardup_lab.engine.pipeline.dedup` keeps them up to
+:data:`~neardup_lab.support.limits.IDS_BUDGET` bytes and :func:`jaccard_from_texts` derives the
+others' for the pairs that need them (the same scores, for about the time of signing them).
 """
 
 from __future__ import annotations
@@ -36,13 +26,9 @@ __all__ = ["unsorted_shingle_ids", "sorted_sets", "shingle_id_sets", "jaccard_fr
 
 
 def unsorted_shingle_ids(docs: Sequence[str], settings: Settings, words: Ragged | None = None) -> Ragged:
-    """Each document's shingle ids in text order, repeats included: one list per document.
-
-    Word shingle ids come from :mod:`~neardup_lab.engine.tokenize`, char shingles from
-    :func:`~neardup_lab.hashing.hash_shingles`. ``words`` passes the word hashes
-    and counts of :func:`~neardup_lab.engine.tokenize.tokenize_batch` when the caller has
-    them already. Enough to sign (a minimum ignores order and repeats);
-    :func:`shingle_id_sets` sorts them for verification.
+    """Each document's shingle ids in text order, repeats included: enough to sign (a minimum
+    ignores order and repeats). ``words``: the :func:`~neardup_lab.engine.tokenize.tokenize_batch`
+    of ``docs``, when the caller has it already.
 
     >>> ids = unsorted_shingle_ids(["rain rain today", "sun"], Settings(k=1))
     >>> ids.counts.tolist(), bool(ids.values[0] == ids.values[1])
@@ -57,13 +43,10 @@ def unsorted_shingle_ids(docs: Sequence[str], settings: Settings, words: Ragged 
 
 def sorted_sets(parts: Sequence[Ragged], wanted: np.ndarray, n_jobs: int = 1) -> Ragged:
     """The sorted distinct ids of the documents where ``wanted`` is true (one bool per
-    document), from their ids in text order in ``parts`` (documents numbered on from one part
-    to the next); the others get no ids. Sorted a few thousand documents at a time, on
-    ``n_jobs`` threads (numpy sorts without the interpreter lock).
-
-    :func:`~neardup_lab.engine.pipeline.dedup` keeps each chunk's ids as it made them (not
-    copied into one array) and sorts those of the documents in some band group only: the
-    others are never verified, and sorting is most of the cost of an id set.
+    document), from their ids in text order in ``parts`` (documents numbered on from one part to
+    the next); the others get no ids. Sorting is most of the cost of an id set, so dedup sorts
+    only documents in some band group, a few thousand at a time on ``n_jobs`` threads.
+    Raises ValueError when ``wanted`` does not have one bool per document.
 
     >>> raw = Ragged.from_counts(np.array([7, 3, 7, 5, 9, 9], dtype=np.uint64), np.array([3, 1, 2]))
     >>> sets = sorted_sets([raw], np.array([True, False, True]))
@@ -74,7 +57,7 @@ def sorted_sets(parts: Sequence[Ragged], wanted: np.ndarray, n_jobs: int = 1) ->
     documents = sum(part.lists for part in parts)
     if wanted.shape != (documents,):
         raise ValueError(f"wanted needs one bool per document ({documents}), got shape {wanted.shape}")
-    pieces = []  # (the part, its documents to sort, their numbers) of each sort
+    pieces = []  # (the part, its documents to sort, their numbers)
     first_doc, most = 0, 0
     for part in parts:
         docs = np.flatnonzero(wanted[first_doc : first_doc + part.lists])
@@ -112,20 +95,13 @@ def jaccard_from_texts(
     n_jobs: int = 1,
     kept: Ragged | None = None,
 ) -> np.ndarray:
-    """Exact Jaccard of each pair ``(a, b)`` of ``docs``, from their texts.
+    """Exact Jaccard of each pair ``(a, b)`` of ``docs``: the scores of
+    ``jaccard_of_pairs(shingle_id_sets(docs, settings), pairs)`` in bounded memory.
 
-    The pairs are scored in slices: each slice's documents get their id sets
-    from :func:`shingle_id_sets`, and :func:`~neardup_lab.engine.verify.jaccard_of_pairs`
-    scores the slice. A slice holds about two million characters of text, plus at
-    most one long document that its first pairs share with the slice before
-    (pairs with a long document are taken in order of it, so it is derived once
-    per slice, not once per pair): memory holds a few slices' ids at a time,
-    whatever the texts. ``kept`` holds the id sets of the first
-    documents already (as :func:`~neardup_lab.engine.pipeline.prepare_many` keeps them
-    within a budget); those are not derived again. Slices run on ``n_jobs``
-    threads (deriving ids is numpy passes, which let another thread score
-    meanwhile). The scores are those of
-    ``jaccard_of_pairs(shingle_id_sets(docs, settings), pairs)``.
+    The pairs are scored in slices of about :data:`~neardup_lab.support.limits.SLICE_CHARS`
+    characters, on ``n_jobs`` threads; pairs with a long document are taken in order of it, so it
+    is derived once per slice, not once per pair. ``kept``: the id sets of the first documents,
+    held already (as :func:`~neardup_lab.engine.pipeline.prepare_many` keeps them); not derived again.
 
     >>> docs = ["a b c d", "a b c e", "x"]
     >>> jaccard_from_texts(docs, Settings(k=1), np.array([[0, 1], [1, 2]])).tolist()
@@ -137,9 +113,8 @@ def jaccard_from_texts(
     rows, longer = np.arange(len(pairs)), (chars[:, 1] > chars[:, 0]).astype(np.int64)
     long_doc, short_doc = pairs[rows, longer], pairs[rows, 1 - longer]
     long_chars, short_chars = chars[rows, longer], chars[rows, 1 - longer]
-    # Pairs of short documents stay in their order (the pairs of one band group are
-    # neighbours and share documents); pairs with a long document follow, by that document.
-    is_long = long_chars > limits.SLICE_CHARS // 16  # long documents: their pairs are grouped by them
+    # Short documents' pairs keep their order (a group's pairs share documents); long ones' follow.
+    is_long = long_chars > limits.SLICE_CHARS // 16
     with_long = np.flatnonzero(is_long)
     with_long = with_long[np.lexsort((short_doc[with_long], long_doc[with_long]))]
     order = np.r_[np.flatnonzero(~is_long), with_long]

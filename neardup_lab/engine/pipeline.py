@@ -55,15 +55,11 @@ __all__ = [
 class DedupResult:
     """What :func:`dedup` found.
 
-    ``clusters``: sorted lists of indices, every document in exactly one.
-    ``keepers``: one index per cluster, in cluster order.
-    ``copies``: pairs ``(first, copy)`` of documents equal after normalisation.
-    ``pairs``: near-duplicate pairs ``(i, j)``, ``i < j``, that verification kept;
-    with the copies they join every cluster (a pair whose two documents were
-    already joined is not checked, so not every similar pair is listed).
-    ``settings``: every setting that shaped the result.
-    ``stats``: per stage, counts and seconds (ignored by ``==``); ``stats["candidates"]["pairs"]``
-    counts the candidate pairs checked, which leaves out those already joined.
+    ``clusters``: sorted lists of indices, every document in exactly one; ``keepers``: one index
+    per cluster, in cluster order; ``copies``: pairs ``(first, copy)`` equal after normalisation;
+    ``pairs``: verified pairs ``(i, j)``, ``i < j``, which with the copies join every cluster (a
+    pair already joined is not checked, so not every similar pair is listed); ``settings``: every
+    setting that shaped the result; ``stats``: counts and seconds per stage (ignored by ``==``).
     """
 
     pairs: list[tuple[int, int]]
@@ -86,12 +82,8 @@ class DedupResult:
 
 
 def exact_keys(words: Ragged) -> list[bytes]:
-    """The exact-copy key of each document: 128 bits of XXH3 over its sequence of word hashes
-    (one list of ``words`` per document, as :func:`~neardup_lab.engine.tokenize.tokenize_batch` gives).
-
-    Two documents get the same key when their words after
-    :func:`~neardup_lab.text.normalize` are the same, in the same order (barring
-    a 64-bit collision of two word hashes).
+    """The exact-copy key of each document: 128 bits of XXH3 over its word hashes (``words`` from
+    :func:`~neardup_lab.engine.tokenize.tokenize_batch`), equal when the normalised words are.
 
     >>> keys = exact_keys(tokenize_batch(["Rain today.", "rain   TODAY", "today rain"]))
     >>> keys[0] == keys[1], keys[0] == keys[2]
@@ -103,8 +95,7 @@ def exact_keys(words: Ragged) -> list[bytes]:
 
 
 def first_occurrences(keys: Sequence[bytes], start: int = 0) -> np.ndarray:
-    """For each key, the position of its first occurrence (plus ``start``): each document's
-    exact-copy group, named by its first member.
+    """For each key, the position of its first occurrence (plus ``start``): its exact-copy group.
 
     >>> first_occurrences([b"rain", b"sun", b"rain"]).tolist()
     [0, 1, 0]
@@ -136,16 +127,10 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
 class Prepared(NamedTuple):
     """Documents ready to band and verify: exact keys, shingle ids, signatures.
 
-    ``sets`` holds each document's distinct shingle ids, sorted, one list per document
-    (a :class:`~neardup_lab.support.spans.Ragged`): what exact verification
-    (:func:`~neardup_lab.engine.verify.jaccard_of_pairs`) reads. When asked for
-    (``ids="raw"``), ``raw`` holds the ids in text order instead, for a caller that sorts only
-    the documents it will verify (:func:`~neardup_lab.engine.idsets.sorted_sets`): one part per
-    chunk :func:`prepare_many` prepared, not copied into one. When :func:`prepare_many` is
-    given a budget for ids, they cover only the first documents (as many as fit).
-
-    ``signatures`` has one row per document; an exact copy of an earlier document
-    (within the batch) is not signed again but shares that document's row.
+    ``sets``: each document's sorted distinct shingle ids, what exact verification reads; or, with
+    ``ids="raw"``, ``raw``: the ids in text order, one part per chunk, for a caller that sorts only
+    the documents it verifies. Under an ids budget they cover only the first documents.
+    ``signatures``: one row per document; an exact copy within the batch shares its first's row.
     """
 
     keys: list[bytes]
@@ -163,16 +148,10 @@ def prepare(
 ) -> Prepared:
     """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
 
-    Words and their hashes come from :mod:`~neardup_lab.engine.tokenize`, shingle ids from
-    :func:`~neardup_lab.engine.idsets.unsorted_shingle_ids` (one id per
-    :func:`~neardup_lab.text.word_shingles` shingle); signatures from
-    :func:`~neardup_lab.engine.signing.sign_flat`, for the first copy of
-    each normalised text only. ``ids`` says what to keep of the shingle ids:
-    ``"sets"``, each document's sorted distinct ids (:func:`~neardup_lab.engine.verify.pack_id_sets`);
-    ``"raw"``, the ids in text order, unsorted, in ``raw`` (one part); ``"none"``, nothing
-    (``sets`` then covers no document). ``drop``: sorted shingle ids to leave out of signatures
-    and sets, the corpus's frequent ones (:func:`frequent_shingle_ids`), which settings with
-    ``max_df`` need.
+    Only the first copy of each normalised text is signed. ``ids``: what to keep of the shingle
+    ids, ``"sets"`` (sorted, distinct), ``"raw"`` (text order, in ``raw``) or ``"none"``.
+    ``drop``: sorted ids to leave out (:func:`frequent_shingle_ids`), required with ``max_df``.
+    Raises ValueError for another ``ids``, or for ``max_df`` without ``drop``.
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -219,11 +198,8 @@ def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
 def frequent_ids(
     counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
 ) -> np.ndarray:
-    """:func:`~neardup_lab.docfreq.frequent_shingles` for shingle ids counted in parts: the sorted ids whose
-    document frequency is above ``max_df`` of ``n_documents``.
-
-    Each part is ``(ids, counts)``: distinct uint64 ids and how many documents of that part
-    hold each (``np.unique(..., return_counts=True)`` over each document's distinct ids).
+    """:func:`~neardup_lab.docfreq.frequent_shingles` for parts ``(ids, counts)`` (distinct uint64
+    ids, documents holding each): the sorted ids in more than ``max_df`` of ``n_documents``.
 
     >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
     >>> frequent_ids([part, part], 0.5, 4).tolist()  # id 3 is in 4 of 4 documents, 5 and 9 in 2
@@ -281,18 +257,11 @@ def prepare_many(
     ids: str = "sets",
     drop: np.ndarray | None = None,
 ) -> Prepared:
-    """:func:`prepare` for any number of documents: in bounded chunks, over ``n_jobs`` threads.
-
-    Chunks hold at most :data:`~neardup_lab.support.limits.CHUNK_DOCS` documents or
-    :data:`~neardup_lab.support.limits.CHUNK_CHARS` characters. Each chunk's ids are kept as
-    the chunk made them (sorted sets are joined into one array at the end) and its
-    signatures are copied out as it finishes. With ``ids_budget`` (bytes), only the ids
-    of the first documents that fit in it are kept (verification derives the others
-    again, :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); ``ids`` is
-    :func:`prepare`'s (in text order, ``"raw"``, they take as much memory as sorted), and so is ``drop``.
-    Threads, not processes: most of :func:`prepare` is numpy passes over a whole chunk,
-    which run without the interpreter lock, and threads read the texts where they are
-    (see :mod:`~neardup_lab.engine.workers`). The answer does not depend on ``n_jobs``.
+    """:func:`prepare` (same ``ids`` and ``drop``) for any number of documents, in chunks of at
+    most :data:`~neardup_lab.support.limits.CHUNK_DOCS` documents or
+    :data:`~neardup_lab.support.limits.CHUNK_CHARS` characters, over ``n_jobs`` threads (its
+    numpy passes run without the interpreter lock); the answer does not depend on ``n_jobs``.
+    With ``ids_budget`` (bytes), only the ids of the first documents that fit are kept.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
     >>> bool((prepare_many(docs, settings, n_jobs=2).signatures == prepare(docs, settings).signatures).all())
@@ -317,9 +286,8 @@ def prepare_many(
 
 
 class _Collected:
-    """Chunk results as they arrive: signatures copied into one array (so each chunk's are
-    freed at once), ids kept as each chunk made them, one part a chunk, as far as
-    ``ids_budget`` bytes go. Ids stop being kept at the first document beyond it."""
+    """Chunk results as they arrive: signatures copied into one array (each chunk's freed at
+    once), ids kept as each chunk made them up to the first document beyond ``ids_budget``."""
 
     def __init__(self, n: int, settings: Settings, ids_budget: int | None) -> None:
         hasher = settings.hasher()
@@ -346,7 +314,6 @@ class _Collected:
         return self.kept < len(self.keys)
 
     def result(self, ids: str) -> Prepared:
-        # Sorted sets are joined into one array, once, here; ids in text order stay in parts.
         if ids == "raw":
             return Prepared(self.keys, Ragged.empty(), self.signatures, tuple(self.parts))
         return Prepared(self.keys, Ragged.join(self.parts), self.signatures)
@@ -375,9 +342,8 @@ def check_documents(docs: object) -> Sequence[str]:
 
 
 def check_jobs(n_jobs: object) -> int:
-    """The number of threads ``n_jobs`` asks for: a positive int up to
-    :func:`~neardup_lab.support.limits.most_workers`, or -1 for one per core. In the browser, which
-    cannot start threads, 1, with a warning that says so (the answer is the same).
+    """The threads ``n_jobs`` asks for: a positive int up to :func:`~neardup_lab.support.limits.most_workers`,
+    or -1 for one per core; 1 in the browser (with a warning).
 
     >>> check_jobs(1), check_jobs(-1) >= 1
     (1, True)
@@ -447,12 +413,8 @@ class _Clock:
 
 
 def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
-    """True when word shingles are asked for but most documents are one long "word".
-
-    Text in scripts written without spaces (Chinese, Japanese, Thai) becomes
-    one token per sentence, and word shingles then miss near-duplicates:
-    ``shingle="char"`` is the setting for it. Only the first
-    :data:`~neardup_lab.support.limits.SPACES_SAMPLE_CHARS` characters of a document are looked at.
+    """True when word shingles are asked for but most documents are one long "word": text
+    written without spaces (Chinese, Japanese, Thai), which needs ``shingle="char"``.
 
     >>> looks_unspaced(["今日は雨が降っています。", "明日は晴れるでしょう。"], Settings())
     True
@@ -472,13 +434,9 @@ def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
 
 
 def candidates_warning(result: DedupResult) -> str | None:
-    """What to say when candidate pairs per document explode (more than
-    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` checked a document), with the
-    remedy; else None.
-
-    Documents that share boilerplate (a menu, a licence, a template) agree on many bands
-    without being duplicates: each becomes a candidate of many others, and checking them
-    costs time that grows with the square of the corpus.
+    """What to say, with the remedy, when more than
+    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` candidate pairs per document were
+    checked (shared boilerplate makes the time grow with the square of the corpus); else None.
 
     >>> candidates_warning(dedup(["rain today in the city", "sun"], k=1)) is None
     True
@@ -499,10 +457,8 @@ def keep_verified(
     settings: Settings, prepared: Prepared, score: Callable[[np.ndarray], np.ndarray] | None = None
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
-
-    Exact verification is :func:`~neardup_lab.engine.verify.jaccard_of_pairs` over the
-    prepared id sets; ``score`` replaces that computation (for example by
-    :func:`~neardup_lab.engine.idsets.jaccard_from_texts`, which needs no id sets).
+    Exact verification reads the prepared sorted sets, unless ``score`` replaces it (for example
+    :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); without either it raises ValueError.
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
     >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
@@ -524,8 +480,8 @@ def keep_verified(
 def _exact_scorer(
     docs: Sequence[str], settings: Settings, sets: Ragged, n_jobs: int
 ) -> Callable[[np.ndarray], np.ndarray] | None:
-    """What dedup's exact verification scores with: the kept id sets when they cover every
-    document (``None``, :func:`keep_verified`'s default), else those plus ids derived again."""
+    """What exact verification scores with: None (the kept sets) when they cover every document,
+    else the kept sets plus ids derived again."""
     if settings.verify != "exact" or sets.lists == len(docs):
         return None
     return partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
@@ -543,27 +499,15 @@ def dedup(
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
-    The chapters in order: every document is normalised and split into
-    :func:`~neardup_lab.text.words`, given an exact-copy key and shingle ids
-    (word or char ``k``-shingles), and the first copy of each text is signed
-    (:func:`prepare`, on ``n_jobs`` threads; -1: all cores; the answer does not
-    depend on it). Documents equal after normalisation are joined as copies.
-    :func:`~neardup_lab.engine.banding.band_groups` proposes candidate pairs among the
-    representatives; ``verify="exact"`` keeps candidates whose exact Jaccard is at
-    least ``threshold`` (``"estimate"`` uses the signatures, ``"none"`` keeps every
-    candidate), skipping pairs already joined (:func:`~neardup_lab.engine.verify.verified_edges`;
-    the shingle ids of documents beyond :data:`~neardup_lab.support.limits.IDS_BUDGET` bytes are not kept but
-    derived again for the pairs that need them, and the kept ids are sorted only
-    for the documents in some band group);
-    connected components are the clusters and
-    :func:`~neardup_lab.clusters.choose_keepers` picks one per cluster.
-
-    Every other keyword (``shingle``, ``bands``, ``rows``, ``scheme``, ``seed``, ``verify``,
-    ``keeper``, ``bbits``, ``max_df``) is a field of :class:`~neardup_lab.settings.Settings`,
-    which checks them all and says what each means. ``progress`` shows a bar on standard
-    error (default: none). With ``max_df`` a document left with no shingle joins only its exact
-    copies, and every document's ids are kept for verification. Warns when word shingles meet
-    text written without spaces; :func:`candidates_warning` says when candidate pairs explode.
+    Documents equal after normalisation are joined as copies; the first copy of each text is
+    signed (:func:`prepare_many`, on ``n_jobs`` threads, -1 for all cores; the answer does not
+    depend on it), banded, and each candidate pair verified (``verify="exact"``: exact Jaccard at
+    least ``threshold``; ``"estimate"``: the signatures; ``"none"``: kept) unless already joined.
+    Connected components are the clusters; :func:`~neardup_lab.clusters.choose_keepers` picks one
+    per cluster. Every other keyword (``shingle``, ``bands``, ``rows``, ``scheme``, ``seed``,
+    ``verify``, ``keeper``, ``bbits``, ``max_df``) is a field of
+    :class:`~neardup_lab.settings.Settings`, which checks them all. ``progress`` draws a bar on
+    standard error. Warns when word shingles meet text written without spaces.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",

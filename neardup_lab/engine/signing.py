@@ -1,11 +1,7 @@
-"""Signing many documents at once: :meth:`~neardup_lab.minhash.MinHasher.signature` in blocks.
-
-The documents' shingle ids come concatenated; as many whole documents as fit in
-:data:`~neardup_lab.support.limits.SIGN_BLOCK_CELLS` hash values are hashed by one numpy call
-and each one's minimum is taken with ``np.minimum.reduceat``. A document longer than a block is
-signed block by block (a minimum per function, so the blocks combine with ``np.minimum``).
-No Python object per document; the signatures are those of ``MinHasher.signature``.
-"""
+"""Signing many documents at once: :meth:`~neardup_lab.minhash.MinHasher.signature` of
+concatenated shingle ids, as many whole documents as fit in
+:data:`~neardup_lab.support.limits.SIGN_BLOCK_CELLS` hash values per numpy call (a longer document
+block by block), with no Python object per document."""
 
 from __future__ import annotations
 
@@ -20,8 +16,7 @@ __all__ = ["sign_flat"]
 
 def sign_flat(hasher: MinHasher, ids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Sign documents whose shingle ids are concatenated, ``lengths[d]`` ids each: ``(n, num_perm)``.
-
-    Repeated ids within a document are harmless (a minimum ignores repeats).
+    TypeError unless ``ids`` is 1-D uint64, ValueError unless ``lengths`` sum to ``len(ids)``.
 
     >>> h = MinHasher(num_perm=8)
     >>> ids = np.array([5, 6, 7], dtype=np.uint64)

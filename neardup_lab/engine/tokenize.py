@@ -1,28 +1,12 @@
-"""Shingle ids straight from text, with no Python object per word.
+"""Word shingle ids straight from the bytes of many texts, with no Python object per word.
 
-The teaching path splits a text into words (:func:`~neardup_lab.text.words`),
-joins k words into a string and hashes the string. Here a whole batch of
-documents is one byte buffer and every step is a numpy pass over it:
-
-1. normalise: ASCII letters are lower-cased by one table lookup over the
-   buffer. A text with other characters is NFKC-normalised in Python, then its
-   characters outside ASCII are found in the UTF-8 bytes by numpy, and each
-   distinct one is case-folded, or becomes a space if it separates words
-   (:func:`fold_non_ascii`); the result has the words of
-   :func:`~neardup_lab.text.normalize`;
-2. split: a table marks the bytes that end a word (whitespace, punctuation and
-   symbols), and the changes of that mark are the word boundaries;
-3. hash each word from its bytes, eight at a time (:func:`word_hashes`);
-4. combine k consecutive word hashes into a shingle id (:func:`ngram_ids`): a
-   polynomial in the word hashes modulo 2**64, mixed by SplitMix64.
-
-A batch is tokenised in blocks of about :data:`~neardup_lab.support.limits.TOKENIZE_CHARS`
-characters, and a longer document in pieces (``_normalized_pieces``) cut where normalisation
-starts afresh; a piece ends where a word ends, so its words are the document's words.
-
-Each distinct shingle gets one id, so Jaccard similarity over ids equals
-Jaccard over :func:`~neardup_lab.text.word_shingles` (barring a 64-bit
-collision); the ids themselves differ from ``hash_shingles(word_shingles(...))``.
+A batch is one UTF-8 buffer and each step a numpy pass over it: case folding
+(:func:`fold_non_ascii` after NFKC, then ASCII lower-cased), word boundaries where a byte ending
+a word changes, a hash per word (:func:`word_hashes`), a polynomial of ``k`` word hashes per
+shingle (:func:`ngram_ids`). Jaccard over the ids equals Jaccard over
+:func:`~neardup_lab.text.word_shingles` (barring a 64-bit collision), though the ids differ from
+``hash_shingles(word_shingles(...))``. Memory follows :data:`~neardup_lab.support.limits.TOKENIZE_CHARS`:
+a longer document is cut where NFKC starts afresh and a word ends.
 """
 
 from __future__ import annotations
@@ -45,9 +29,8 @@ __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shin
 
 # Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
 _POLY = np.uint64(hashing.SHINGLE_POLY)
-# Bytes that end a word: ASCII whitespace as str.split() sees it, and ASCII punctuation and
-# symbols, which normalize() turns into spaces. Bytes of other UTF-8 characters are word bytes
-# (their text was normalised already).
+# Bytes that end a word: ASCII whitespace, punctuation and symbols (normalize() makes these
+# spaces). Bytes of other characters are word bytes (their text was normalised already).
 _ENDS_WORD = [b < 128 and (chr(b).isspace() or unicodedata.category(chr(b))[0] in "PS") for b in range(256)]
 # Whether a byte is inside a word: the definition, which _WORD_RUNS turns into comparisons.
 _IN_WORD_TABLE = ~np.array(_ENDS_WORD, dtype=np.bool_)
@@ -58,12 +41,8 @@ _LANE_MIX = np.uint64(hashing.LANE_MIX)
 
 
 def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
-    """Each document's UTF-8 bytes, NFKC-normalised where it is not ASCII (case folding is left
-    to :func:`fold_non_ascii` and the lower-casing of the whole buffer).
-
-    The loops over documents are ``map`` calls, which run in C (a loop in Python cost
-    about 0.4 µs a document more).
-    """
+    """Each document's UTF-8 bytes, NFKC-normalised where it is not ASCII. The loops are ``map``
+    calls, which run in C (a Python loop cost about 0.4 µs a document more)."""
     ascii = np.fromiter(map(str.isascii, docs), dtype=np.bool_, count=len(docs))
     texts = docs
     if not ascii.all():
@@ -76,9 +55,8 @@ def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
 
 @cache
 def _joins_back() -> frozenset[str]:
-    """The characters that canonical composition may join to the character before them: the
-    second of every two-character canonical decomposition, and Hangul vowel and trailing jamo.
-    (About 0.2 s, once: no character above U+30000 decomposes.)"""
+    """The characters canonical composition may join to the one before them (about 0.2 s, once):
+    the second of every two-character canonical decomposition, Hangul vowel and trailing jamo."""
     joins = {chr(cp) for cp in [*range(0x1161, 0x1176), *range(0x11A8, 0x11C3)]}
     for cp in range(0x30000):
         parts = unicodedata.decomposition(chr(cp)).split()
@@ -89,10 +67,9 @@ def _joins_back() -> frozenset[str]:
 
 @cache
 def _starts_afresh(char: str) -> bool:
-    """Whether NFKC starts afresh at ``char``: ``_nfkc(a + char + b) == _nfkc(a) + _nfkc(char + b)``
-    for any ``a`` and ``b``. True when ``char`` and the first character of its decomposition have
-    combining class 0 and neither joins a character before it (Unicode's boundary before a
-    character; every ASCII character is one)."""
+    """Whether ``_nfkc(a + char + b) == _nfkc(a) + _nfkc(char + b)`` for any ``a``, ``b``: ``char``
+    and the first character of its decomposition have combining class 0 and neither joins the
+    character before it (every ASCII character qualifies)."""
     first = unicodedata.normalize("NFKD", char)[:1] or char
     return not (unicodedata.combining(char) or unicodedata.combining(first) or {char, first} & _joins_back())
 
@@ -120,8 +97,7 @@ def _char_nfkc(char: str) -> str:
 
 @cache
 def _expanders() -> np.ndarray:
-    """For each code point up to U+30000 (none above decomposes), whether NFKC makes it four
-    characters or more."""
+    """Whether NFKC makes each code point up to U+30000 (none above decomposes) four or more."""
     table = np.zeros(0x30001, dtype=bool)
     for cp in range(0x30000):
         table[cp] = bool(unicodedata.decomposition(chr(cp))) and len(_char_nfkc(chr(cp))) >= 4
@@ -143,12 +119,8 @@ def _expanding(texts: list[str]) -> np.ndarray:
 
 def _normalized_pieces(text: str, size: int) -> Iterator[str]:
     """The NFKC form of ``text`` in consecutive pieces of about ``size`` characters, each ending
-    where a word ends (after a character that folds to spaces), so the words of the pieces are
-    the words of the text.
-
-    The text is cut just before characters where NFKC starts afresh, and each piece of it is
-    normalised alone; a piece of text is shorter when NFKC expands the one before it. A word
-    that does not end in a piece is held for the next.
+    where a word ends, so the words of the pieces are the words of the text. The text is cut
+    just before characters where NFKC starts afresh; a word not ended in a piece is held.
 
     >>> list(_normalized_pieces("Rain, ﬁne cafe\u0301", 4))  # the accent joins the e
     ['Rain,', ' ', 'fine ', 'café']
@@ -182,16 +154,10 @@ def _words_end(text: str) -> int:
 
 
 def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
-    """Case-fold the characters of UTF-8 ``text`` that are not ASCII; those that separate words
-    (punctuation, symbols, whitespace) become spaces. ASCII bytes are left as they are.
-
-    ``str.casefold`` folds one character at a time, so this, followed by lower-casing
-    the ASCII letters, is the casefold of the whole text. The characters are decoded
-    from the bytes by numpy, only the distinct ones are folded in Python, and the
-    folded bytes are written back in place when they are as long as the old ones
-    (almost always: a separator becomes as many spaces as it had bytes). A few
-    characters fold longer or shorter (``İ`` to ``i̇``): ``positions`` (byte offsets
-    in ``text``, not inside a character) are returned moved to where they end up.
+    """Case-fold the characters of UTF-8 ``text`` that are not ASCII, those that separate words as
+    spaces; ASCII bytes stay. With ASCII lower-cased after, this is the casefold of the whole
+    text. Only distinct characters are folded in Python. A few fold to another length (``İ`` to
+    ``i̇``): ``positions`` (byte offsets, not inside a character) are returned moved.
 
     >>> text, moved = fold_non_ascii("İSTANBUL — ÉCOLE".encode(), np.array([0, 13]))
     >>> text.decode(), moved.tolist()  # ASCII letters keep their case here
@@ -200,8 +166,7 @@ def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarra
     positions = np.asarray(positions)
     if text.isascii():
         return text, positions
-    # A block of text at a time (cut between characters): the work takes about 40 bytes
-    # per character.
+    # Blocks cut between characters: the work takes about 40 bytes per character.
     pieces, moved, start, shift = [], [], 0, 0
     while start < len(text):
         stop = min(start + limits.FOLD_BLOCK_BYTES, len(text))
@@ -231,8 +196,7 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
         [(first & 0x1F) << 6 | more[0], (first & 0x0F) << 12 | more[0] << 6 | more[1]],
         (first & 0x07) << 18 | more[0] << 12 | more[1] << 6 | more[2],
     )
-    # The distinct characters, and each character's place among them, by a table over the code
-    # points up to the largest here (at most 4 MB): no sort, no search.
+    # Distinct characters and each one's place among them by a table of code points (<= 4 MB): no sort.
     which = np.zeros(int(code.max()) + 1, dtype=np.int32)
     which[code] = 1
     distinct = np.flatnonzero(which)
@@ -276,12 +240,9 @@ def _folded(code_point: int, size: int) -> bytes:
 
 
 def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """64-bit hashes of the words ``buffer[starts[i] : starts[i] + lengths[i]]``, all at once.
-
-    Each word is cut into 8-byte little-endian lanes; lane ``j`` is offset by a
-    multiple of ``j`` and mixed (multiply, xor-shift: a bijection); the word's
-    hash is SplitMix64 of the sum of its lanes and its length. Any word length costs one pass.
-    ``buffer`` is a uint8 array with at least 8 bytes after the last word.
+    """64-bit hashes of the words ``buffer[starts[i] : starts[i] + lengths[i]]``, all at once:
+    SplitMix64 of the word's length and the sum of its 8-byte lanes, lane ``j`` offset by a
+    multiple of ``j`` and mixed. ``buffer``: uint8, at least 8 bytes after the last word.
 
     >>> buf = np.frombuffer(b"rain and rain" + bytes(8), dtype=np.uint8)
     >>> h = word_hashes(buf, np.array([0, 5, 9]), np.array([4, 3, 4]))
@@ -312,8 +273,7 @@ def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
 def _mixed_lanes(
     at_byte: np.ndarray, starts: np.ndarray, lengths: np.ndarray, index: np.ndarray | None
 ) -> np.ndarray:
-    """Lane ``index`` of each word (``None``: lane 0), masked to the word's bytes, offset by
-    ``index`` and mixed."""
+    """Lane ``index`` (``None``: 0) of each word, masked to the word's bytes, offset and mixed."""
     # Lane 0 (most words have only this one) needs no offset: skip those passes.
     at, left = (starts, lengths) if index is None else (starts + 8 * index, lengths - 8 * index)
     values = at_byte[at]
@@ -341,9 +301,8 @@ def _word_runs(in_word: np.ndarray) -> list[tuple[np.uint8, np.uint8]]:
     return [(np.uint8(a), np.uint8((b - a) % 256)) for a, b in zip(starts.tolist(), ends.tolist())]
 
 
-# The bytes inside words once ASCII is lower-cased (no A-Z is left then: counting them out of
-# words merges two runs of separators), as a few runs of byte values. Four here: DEL to 255
-# with 0-8 (other characters' UTF-8 bytes and control characters), 14-27, digits, a-z.
+# The bytes inside words once ASCII is lower-cased (no A-Z left: counting them out merges two runs),
+# as four runs of byte values: DEL to 255 with 0-8, 14-27, digits, a-z.
 _lower_in_word = _IN_WORD_TABLE.copy()
 _lower_in_word[ord("A") : ord("Z") + 1] = False
 _WORD_RUNS = _word_runs(_lower_in_word)
@@ -381,10 +340,8 @@ def _lowered(raw: np.ndarray) -> np.ndarray:
 
 
 def tokenize_batch(docs: Sequence[str]) -> Ragged:
-    """Normalise and split every document: the hashes of its words, one list per document.
-
-    One uint64 hash per word; equal words (after :func:`~neardup_lab.text.normalize`) get
-    equal hashes in any document.
+    """The uint64 hashes of each document's words, one list per document: equal words after
+    :func:`~neardup_lab.text.normalize` get equal hashes in any document. TypeError for a non-str.
 
     >>> words = tokenize_batch(["Heavy rain.", "", "RAIN, rain"])
     >>> words.counts.tolist(), bool(words.values[1] == words.values[2] == words.values[3])
@@ -402,9 +359,8 @@ def tokenize_batch(docs: Sequence[str]) -> Ragged:
 
 
 def _blocks(docs: Sequence[str], size: int) -> Iterator[tuple[np.ndarray, list[bytes]]]:
-    """The normalised UTF-8 bytes of ``docs`` in blocks of about ``size`` characters each (as
-    parts, and the document each part is from): runs of whole documents, and the pieces of a longer
-    document one a block (``_normalized_pieces``)."""
+    """The normalised UTF-8 bytes of ``docs`` in blocks of about ``size`` characters (parts, and
+    the document of each): runs of whole documents, or one piece of a longer document."""
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     start = 0
     for stop in [*np.flatnonzero(lengths > size).tolist(), len(docs)]:
@@ -425,8 +381,7 @@ def _tokenize_parts(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     raw = np.frombuffer(joined, dtype=np.uint8)
     buffer = _lowered(raw)
     in_word = _in_word(buffer)
-    # Where in_word changes: a word starts, ends, starts, ends, ... (a bool compare and
-    # nonzero over bools: three times faster than np.diff on bytes)
+    # Where a word starts, ends, starts, ...: a compare and nonzero on bools, 3x faster than np.diff.
     edges = np.nonzero(in_word[1:] != in_word[:-1])[0]
     starts, ends = edges[0::2], edges[1::2]
     counts = np.diff(np.searchsorted(starts, np.r_[doc_starts, len(buffer) + 1]))
@@ -434,10 +389,8 @@ def _tokenize_parts(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ngram_ids(words: Ragged, k: int) -> Ragged:
-    """Ids of every k-word window of every document (repeats included), from its word hashes.
-
-    A document with fewer than ``k`` words (but at least one) gets one id for
-    all its words, like :func:`~neardup_lab.text.word_shingles`.
+    """Ids of every k-word window of every document (repeats included), from its word hashes;
+    a document of 1 to ``k - 1`` words gets one id for all of them.
 
     >>> ids = ngram_ids(tokenize_batch(["a b c a b c", "a b"]), 3)
     >>> ids.counts.tolist(), len(set(ids.of(0).tolist()))
@@ -454,8 +407,7 @@ def ngram_ids(words: Ragged, k: int) -> Ragged:
             full *= _POLY
             full += hashes[j : j + len(full)]
         full += np.uint64(k)  # shingles of different lengths never share a polynomial
-    # Keep the windows that stay inside one document: drop those starting in the last
-    # k - 1 words before each document's end (for a short document, all of its own).
+    # Drop the windows starting in a document's last k - 1 words (all of a short document's).
     inside = np.ones(len(full), dtype=bool)
     crossing = (ends[:, None] - np.arange(1, k)).ravel()
     inside[crossing[(crossing >= 0) & (crossing < len(full))]] = False

@@ -1,15 +1,7 @@
-"""Exact verification: the Jaccard similarity of candidate pairs, many at once.
-
-Banding proposes pairs; this module checks them against the real shingle sets.
-Documents are stored the compact way every entry point uses: the sorted,
-distinct shingle ids of all documents end to end, a :class:`~neardup_lab.support.spans.Ragged`
-(:func:`pack_id_sets` builds them).
-
-:func:`verified_edges` adds the idea that keeps a large cluster cheap: a
-candidate whose two documents are already joined, through other verified
-pairs, is not checked again. Clusters stay the same; the checks drop from
-every pair of a cluster to about one per member.
-"""
+"""Exact verification: the Jaccard similarity of many candidate pairs at once, over each
+document's sorted distinct shingle ids packed end to end (:func:`pack_id_sets`).
+:func:`verified_edges` skips a candidate whose documents are already joined: the same clusters,
+with about one check per member of a cluster instead of one per pair."""
 
 from __future__ import annotations
 
@@ -22,23 +14,16 @@ from ..support.spans import Ragged, span_positions
 from .banding import BandGroups, pairs_in_groups
 from .components import join_roots, roots
 
-__all__ = [
-    "pack_id_sets",
-    "jaccard_of_pairs",
-    "Verified",
-    "verified_edges",
-]
+__all__ = ["pack_id_sets", "jaccard_of_pairs", "Verified", "verified_edges"]
 
 
 def pack_id_sets(lists: Ragged) -> Ragged:
     """Sort and deduplicate each document's ids (one list of ``lists`` per document).
 
-    Documents are sorted as the rows of 2-D arrays, one array per length class
-    (counts from ``2**(c-1)`` to ``2**c - 1``), padded with the largest id, so one
-    ``np.sort(axis=1)`` sorts thousands of documents and no row is more than half
-    padding. (Measured: five times faster than one argsort of all ids with the
-    owner in the key's top bits.) numpy sorts without the interpreter lock, so
-    threads can pack chunks side by side.
+    Documents are sorted as the rows of 2-D arrays, one per length class (``2**(c-1)`` to
+    ``2**c - 1`` ids, padded with the largest id: no row is more than half padding), so one
+    ``np.sort(axis=1)`` sorts thousands of documents: measured five times faster than one argsort
+    of all ids with the owner in the key's top bits.
 
     >>> packed = pack_id_sets(Ragged.from_counts(np.array([5, 3, 5, 7], dtype=np.uint64), np.array([3, 1])))
     >>> packed.values.tolist(), packed.offsets.tolist()
@@ -71,13 +56,10 @@ def pack_id_sets(lists: Ragged) -> Ragged:
 
 
 def jaccard_of_pairs(sets: Ragged, pairs: np.ndarray) -> np.ndarray:
-    """Exact Jaccard similarity of each pair ``(a, b)`` of documents.
+    """Exact Jaccard similarity of each pair ``(a, b)`` of documents (two empty ones: 1.0).
 
-    Both id arrays are sorted and distinct, so one binary search of the shorter
-    in the longer counts the shared ids. (Measured against batched numpy
-    versions that sort or search many pairs at once: this loop is 3-4 times
-    faster, because each search stays inside two small arrays in cache.)
-    Two empty documents have similarity 1.0 (they are equal).
+    A binary search of the shorter sorted id list in the longer counts the shared ids: measured
+    3-4 times faster than batched numpy versions (each search stays in two small arrays in cache).
 
     >>> ids = Ragged.from_counts(np.array([1, 2, 3, 2, 3, 4], dtype=np.uint64), np.array([3, 3]))
     >>> sets = pack_id_sets(ids)
@@ -98,7 +80,6 @@ def jaccard_of_pairs(sets: Ragged, pairs: np.ndarray) -> np.ndarray:
             longer, shorter = ids[long_at : long_at + long_size], ids[short_at : short_at + short_size]
             shared[n] = np.count_nonzero(longer.take(longer.searchsorted(shorter), mode="clip") == shorter)
     union = lengths.sum(axis=1) - shared
-    # Two empty documents are equal.
     return np.divide(shared, union, out=np.ones(len(pairs)), where=union > 0)
 
 
@@ -115,14 +96,10 @@ def verified_edges(
     keep: Callable[[np.ndarray], np.ndarray],
     joined: np.ndarray | None = None,
 ) -> Verified:
-    """Check the pairs within each band group with ``keep``, skipping pairs already joined.
-
-    ``groups`` come from :func:`~neardup_lab.engine.banding.band_groups`, band after band;
-    ``keep`` says, for an ``(m, 2)`` array of pairs, which to keep; ``joined``
-    are edges known without checking (exact copies). A pair whose two documents
-    are already in one cluster is skipped, and a pair rejected once is not
-    checked again, so the clusters equal those of checking every candidate pair
-    at a fraction of the checks.
+    """Check the pairs within each band group (of :func:`~neardup_lab.engine.banding.band_groups`)
+    with ``keep`` (``(m, 2)`` pairs to bools), skipping pairs already in one cluster, through
+    ``joined`` (exact copies) or kept pairs, and pairs rejected once: the clusters of checking
+    every candidate, at a fraction of the checks.
 
     >>> from neardup_lab.engine.banding import band_groups
     >>> sigs = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2]], dtype=np.uint32)

@@ -1,11 +1,6 @@
-"""Work side by side: threads for numpy passes.
-
-A numpy pass over a large array (a sort, a comparison, arithmetic, a gather)
-runs without holding the interpreter lock, so threads that spend their time in
-such passes use every core, and they read the documents and write results where
-they already are: :func:`ordered_map`. Signing, band grouping, sorting id sets
-and deriving ids for verification run this way. A loop that runs Python per item
-holds the lock, and threads do not speed it up.
+"""Threads for numpy passes: a sort, comparison or gather over a large array runs without the
+interpreter lock, so threads spending their time in such passes use every core and read the data
+where it is (:func:`ordered_map`). A Python loop per item holds the lock: threads do not help it.
 """
 
 from __future__ import annotations
@@ -29,13 +24,9 @@ Result = TypeVar("Result")
 
 
 def ordered_map(func: Callable[[Item], Result], items: Iterable[Item], threads: int = 1) -> Iterator[Result]:
-    """``map(func, items)`` over ``threads`` threads: results in the order of ``items``.
-
-    At most two items per thread are started ahead of the result the caller is
-    waiting for, so results that finish early do not pile up in memory (as they
-    would with ``ThreadPoolExecutor.map``, which starts every item at once).
-    With ``threads`` of 1, or in the browser, it is plain ``map``. An exception in ``func`` is raised
-    here, at that item's place.
+    """``map(func, items)`` over ``threads`` threads, results in order (one thread, or the browser:
+    plain ``map``). At most two items per thread run ahead of the awaited result, so early results
+    do not pile up (``ThreadPoolExecutor.map`` starts every item at once).
 
     >>> list(ordered_map(lambda x: x * x, range(5), threads=2))
     [0, 1, 4, 9, 16]

@@ -1,9 +1,6 @@
-"""Batch sizes, memory budgets and input limits, in one place.
-
-Every batched step works on a bounded piece of its input at a time, so that memory stays
-bounded whatever the corpus. The sizes are here, with the reason for each, so that a reader
-sees them together and a test can shrink one (``monkeypatch.setattr(limits, "CHUNK_DOCS", 7)``):
-modules read them as ``limits.NAME`` when they run, never copy them at import.
+"""Batch sizes, memory budgets and input limits, in one place, each with its reason: every
+batched step works on a bounded piece of its input, so memory stays bounded whatever the corpus.
+Modules read them as ``limits.NAME`` when they run (never copied at import), so a test can shrink one.
 
 >>> CHUNK_DOCS, CHUNK_CHARS
 (2000, 1000000)
@@ -15,9 +12,8 @@ import os
 
 # --- Signing (core: minhash, oph) ------------------------------------------------------------
 
-#: (shingle, hash function) values materialised per numpy call, 8 MB a pass. Measured on 2 cores,
-#: 1.6x faster than 2**17 in one thread, and two signing threads no longer queue for the
-#: interpreter between small calls (they were slower than one at 2**15).
+#: (shingle, hash function) values per numpy call, 8 MB. Measured on 2 cores, 1.6x faster than 2**17,
+#: and two signing threads no longer queue for the interpreter (slower than one at 2**15).
 SIGN_BLOCK_CELLS = 1 << 20
 #: The same for exact mod-prime arithmetic, which makes many temporaries (smaller blocks stay in cache).
 SIGN_BLOCK_CELLS_MOD_PRIME = 1 << 13
@@ -44,9 +40,8 @@ CHUNK_CHARS = 1_000_000
 TOKENIZE_CHARS = 1 << 18
 #: Bytes of text folded together by fold_non_ascii.
 FOLD_BLOCK_BYTES = 1 << 22
-#: Memory that dedup keeps for sorted shingle ids, 640 MiB (about 280,000 documents of 300
-#: words). Verification derives the ids of the others again as it checks them, slower for those
-#: documents, but memory stays bounded at any size.
+#: Memory dedup keeps for shingle ids, 640 MiB (about 280,000 documents of 300 words); verification
+#: derives the others' again, slower for those documents, but memory stays bounded at any size.
 IDS_BUDGET = 640 << 20
 #: Characters whose ids verification derives together from texts (a document in several pairs
 #: counts several times), about a million distinct characters, as in a prepare chunk.
@@ -65,9 +60,8 @@ SORT_IDS, SORT_DOCS = 500_000, 2000
 
 #: Documents above this many bytes are refused unless the caller raises the limit.
 DEFAULT_MAX_BYTES = 10_000_000
-#: The deepest nesting of JSON arrays and objects read (a JSONL record, an index's metadata); deeper
-#: is refused before parsing: the browser's Python crashes (JavaScript stack) long before
-#: Python's recursion limit would stop the parser.
+#: The deepest nesting of JSON read (a JSONL record, an index's metadata), checked before parsing
+#: (the browser's Python crashes, JavaScript stack, long before the recursion limit stops the parser).
 MAX_JSON_NESTING = 100
 #: Rows per record batch read from a Parquet file.
 PARQUET_BATCH_ROWS = 1024
@@ -86,9 +80,8 @@ MAX_JOBS = 256
 
 
 def most_workers() -> int:
-    """The most workers (``n_jobs``) the API starts: four per CPU, at most :data:`MAX_JOBS`.
-
-    More would only queue for the same cores, and each process holds memory of its own.
+    """The most workers (``n_jobs``) the API starts: four per CPU (more would only queue for the
+    same cores), at most :data:`MAX_JOBS`.
 
     >>> 4 <= most_workers() <= MAX_JOBS
     True

@@ -1,11 +1,6 @@
-"""Many variable-length lists in one array: :class:`Ragged`, and the positions of their items.
-
-Every batched step of the package keeps many lists (the words of many documents,
-the shingle ids of many documents, the members of many groups) end to end in
-one array, list ``i`` occupying ``sizes[i]`` consecutive places from
-``starts[i]``. Gathering some of those lists is one fancy index with the
-positions :func:`span_positions` gives. The engine passes such lists as one
-type, :class:`Ragged`, from the words of a batch to the sorted id sets it verifies.
+"""Many variable-length lists in one array, list ``i`` in ``sizes[i]`` places from ``starts[i]``:
+:class:`Ragged`, the engine's one form for them (words, shingle ids, id sets of many documents),
+and the positions that gather some of them in one fancy index (:func:`span_positions`).
 
 >>> ids = np.array([10, 11, 12, 20, 30, 31])  # three lists: starts 0, 3, 4; sizes 3, 1, 2
 >>> ids[span_positions(np.array([4, 0]), np.array([2, 3]))].tolist()  # the third, then the first
@@ -41,8 +36,7 @@ def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 
 def cut(items: Sliceable, sizes: np.ndarray) -> list[Sliceable]:
-    """``items`` cut into consecutive pieces of ``sizes[i]`` items each, by slicing: for a list or
-    a memoryview, in C, one slice per piece.
+    """``items`` (a list or memoryview) cut into consecutive pieces of ``sizes[i]`` items each.
 
     >>> cut([5, 6, 7, 8], np.array([1, 0, 3]))
     [[5], [], [6, 7, 8]]
@@ -69,11 +63,8 @@ def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator
 
 
 class Ragged(NamedTuple):
-    """Many lists end to end: list ``i`` is ``values[offsets[i] : offsets[i + 1]]``.
-
-    ``offsets`` starts at 0 and has one entry more than there are lists; its last is
-    ``len(values)``. The engine's one form for lists: the word hashes of a batch of
-    documents, their shingle ids in text order, their sorted distinct id sets.
+    """Many lists end to end: list ``i`` is ``values[offsets[i] : offsets[i + 1]]`` (``offsets``
+    starts at 0 and ends at ``len(values)``).
 
     >>> words = Ragged.from_counts(np.array([10, 11, 12, 20]), np.array([3, 0, 1]))
     >>> words.offsets.tolist(), words.lists, words.of(2).tolist(), words.counts.tolist()

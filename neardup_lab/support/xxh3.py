@@ -1,16 +1,8 @@
-"""XXH3-64 and XXH3-128 (seed 0) in plain Python, for where the ``xxhash`` package is missing.
-
-:mod:`~neardup_lab.hashing` uses the compiled ``xxhash`` when it can be imported and this
-module otherwise (in the browser, under Pyodide, there is no ``xxhash`` wheel). Both give the
-same bits: the tests compare them on every length up to 600 bytes, across each path's
-boundaries and on long inputs.
-
-XXH3 (Yann Collet, xxHash 0.8) reads its input with a fixed 192-byte *secret*. Inputs of
-0-16 bytes are mixed in one or two multiplications, 17-240 bytes as 16-byte pieces each
-folded by a 64x64->128-bit product, and longer inputs in 64-byte *stripes* that feed eight
-64-bit accumulators, scrambled after every 1024-byte *block* and merged at the end. Python
-ints are unbounded, so every 64-bit result is masked with ``& _M64``; the long path sums the
-stripes of a block with numpy's wrapping uint64 arithmetic.
+"""XXH3-64 and XXH3-128 (seed 0, xxHash 0.8) in plain Python, which :mod:`~neardup_lab.hashing`
+uses where the compiled ``xxhash`` is missing (the browser); the tests compare both on every
+length up to 600 bytes and on long inputs. Inputs of 0-16 bytes are mixed by one or two
+multiplications, 17-240 bytes in 16-byte pieces, longer ones in 64-byte stripes that feed eight
+accumulators (numpy's wrapping uint64 sums a block's stripes); ``& _M64`` keeps ints 64-bit.
 
 >>> hex(xxh3_64_intdigest(b""))
 '0x2d06800538d394c2'
@@ -91,9 +83,6 @@ def _mix16(data: bytes, at: int, key: int) -> int:
     return (p & _M64) ^ (p >> 64)
 
 
-# --- XXH3-64 ---------------------------------------------------------------------------------
-
-
 def _mid64(data: bytes, n: int) -> int:
     """17 to 240 bytes."""
     acc = n * _P64_1
@@ -110,16 +99,9 @@ def _mid64(data: bytes, n: int) -> int:
     return _avalanche((acc + _mix16(data, n - 16, 136 - 17)) & _M64)
 
 
-# --- Long inputs: stripes, blocks, accumulators -----------------------------------------------
-
-
 def _stripe_sums(words: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """What the stripes of each block add to the 8 accumulators (uint64 wraps, as in C).
-
-    ``words`` is (blocks, stripes, 8). Lane i adds the product of the low and high 32 bits of
-    ``word ^ key`` (a 32x32->64 product, exact in uint64) and the word of its neighbour lane
-    ``i ^ 1``; the neighbours are a strided view, not a copy.
-    """
+    """What the stripes of each block (``words``: blocks x stripes x 8) add to the 8 accumulators:
+    lane i adds the low times the high 32 bits of ``word ^ key``, and the word of lane ``i ^ 1``."""
     mixed = words ^ keys
     products = (mixed & np.uint64(_M32)) * (mixed >> np.uint64(32))
     shape = words.shape[:2] + (4, 2)
@@ -167,9 +149,8 @@ def xxh3_64_intdigest(data: bytes | memoryview) -> int:
     if type(data) is not bytes:
         data = _bytes(data)
     n = len(data)
-    # The short paths are written out here, most frequent first (a word 2-shingle is about 17-32
-    # bytes, a character 5-shingle 4-8): called once per shingle, this measured 1.4x faster
-    # than calling _mid64 and its helpers.
+    # Short paths written out, most frequent first (a word 2-shingle is about 17-32 bytes, a
+    # character 5-shingle 4-8): measured 1.4x faster than calling _mid64 and its helpers.
     if 16 < n <= 32:
         a0, a1 = _read16(data, 0)
         b0, b1 = _read16(data, n - 16)
@@ -201,9 +182,6 @@ def xxh3_64_intdigest(data: bytes | memoryview) -> int:
     if n <= 240:
         return _mid64(data, n)
     return _merge(_accumulators(data, n), 11, (n * _P64_1) & _M64)
-
-
-# --- XXH3-128 --------------------------------------------------------------------------------
 
 
 def _short128(data: bytes, n: int) -> tuple[int, int]:
