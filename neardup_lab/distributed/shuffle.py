@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:  # Dask is optional: the routing itself is numpy
-    import dask.delayed
+    from dask.delayed import Delayed
 
 __all__ = ["Tally", "Routed", "nbytes", "sent", "route", "gather", "exchange", "partition_offsets", "home"]
 
@@ -87,7 +87,7 @@ def gather(pieces: Sequence[Any]) -> Any:
     return type(pieces[0])(*(np.concatenate(columns) for columns in zip(*pieces)))
 
 
-def exchange(senders: Sequence[dask.delayed.Delayed], receivers: int) -> list[list[dask.delayed.Delayed]]:
+def exchange(senders: Sequence[Delayed], receivers: int) -> list[list[Delayed]]:
     """The wiring of a task shuffle: for each receiver ``q``, the piece ``q`` of every sender.
 
     ``senders`` are delayed :class:`Routed` values; ``exchange(senders, Q)[q]`` is
