@@ -1,21 +1,15 @@
-"""The same dedup on a Dask cluster: map, shuffle, reduce.
+"""The same dedup on a Dask cluster: one task per input partition (``P``) or shuffle partition (``Q``).
 
-:func:`dedup_dask` gives the answer of :func:`~neardup_lab.engine.pipeline.dedup`. Each stage is one
-Dask task per input partition (``P``) or per shuffle partition (``Q``, the groups a shuffle sorts rows
-into, not LSH buckets); a document's global id is its position in partition order.
+1. **sign** (map): keys, shingle ids and signatures of each partition, by ``dedup``'s code; they stay
+   on the workers. A document's global id is its position in partition order.
+2. **exact shuffle**: ``(key, id)`` rows meet by key; ``(lowest id, copy)`` pairs go to the copy's partition.
+3. **band shuffle**: the representatives' ``(band, values, id)`` rows meet by band key; equal values
+   make candidate edges, sent to the lower id's partition, which drops repeats.
+4. **verify** (join): the lower document's shingle ids (or signature) go with the edge to the higher
+   id's partition, which keeps it if similar enough.
+5. **cluster**: the client gathers the copy pairs and verified edges only.
 
-1. **sign** (map): exact-copy keys, shingle ids and signatures of each partition, by the code
-   ``dedup`` runs; they stay on the workers.
-2. **exact shuffle**: ``(key, id)`` rows meet by key; the lowest id represents the others, and each
-   ``(representative, copy)`` pair goes back to the copy's partition.
-3. **band shuffle**: ``(band, values, id)`` rows of the representatives meet by band key; equal
-   values make candidate edges, sent to the lower id's partition, which drops repeats.
-4. **verify** (join): there the lower document's shingle ids (or signature) join the edge, which goes
-   on to the higher id's partition, which keeps it if similar enough.
-5. **cluster**: the client gathers only the copy pairs and verified edges and clusters as ``dedup``.
-
-The shuffles are task shuffles (:mod:`~neardup_lab.distributed.shuffle`): fine for hundreds of
-partitions, not many thousands.
+The shuffles are task shuffles (:mod:`~neardup_lab.distributed.shuffle`): ``P * Q`` pieces each.
 """
 
 from __future__ import annotations
@@ -60,10 +54,8 @@ def _read_path(path: str, options: dict) -> list[Document | Problem]:
 
 
 def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
-    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and ``Problem``, a partition per path.
-
-    The workers read the files, in the order given, with :func:`~neardup_lab.readers.iter_records`
-    (``read_options``: ``fmt``, ``field``, ``column``, ``encoding``, ``max_bytes``, ``delimiter``).
+    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and ``Problem``, a partition per
+    path, read on the workers by :func:`~neardup_lab.readers.iter_records` with ``read_options``.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -82,8 +74,6 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
         raise TypeError(
             f"read_bag needs a list of paths, got a single {type(paths).__name__}; wrap it in a list"
         )
-    if missing := [os.fspath(p) for p in paths if not os.path.lexists(p)]:
-        raise InputError(f"no such file or folder: {missing[0]}")
     checked = check_inputs(paths)
     real: dict[str, str] = {}
     for path in checked:
@@ -119,7 +109,6 @@ def _partitions(texts: object, npartitions: int | None) -> list[Any]:
 
 
 def _items(partition: Any, number: int, text_column: str) -> list:
-    """The items of one partition: a list, a pandas Series, or a pandas DataFrame's ``text_column``."""
     if hasattr(partition, "columns"):
         if text_column not in partition.columns:
             raise KeyError(
@@ -225,7 +214,7 @@ class _BandRows(NamedTuple):
 def _band_rows(
     signed: _Signed, offset: int, receivers: int, banding: tuple[int, int], copy_pieces: list[np.ndarray]
 ) -> Routed:
-    """The band rows of this partition's representatives (copies left out), routed by band key."""
+    """The band rows of this partition's representatives (not its copies), routed by band key."""
     representative = np.ones(len(signed.lengths), dtype=bool)
     representative[gather(copy_pieces)[:, 1] - offset] = False
     local = np.flatnonzero(representative)
@@ -240,7 +229,7 @@ def _band_rows(
 
 
 def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Routed:
-    """Documents with equal values in a band make candidate edges; each routed to its lower id."""
+    """Candidate edges (equal values in a band), routed to their lower ids."""
     band, values, doc = gather(pieces)
     found = [_NO_EDGES]
     for b in np.unique(band):
@@ -252,30 +241,28 @@ def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Rout
 
 
 class _Packet(NamedTuple):
-    """Candidate edges on their way to the partition of their higher ids, with what verification
-    needs of their lower ids: shingle ids (``verify="exact"``) or signatures (``"estimate"``)."""
+    """Edges going to their higher ids' partition, with their lower ids' shingle ids (verify="exact")
+    or signatures ("estimate"), or nothing ("none")."""
 
     edges: np.ndarray  # (m, 2) int64, lower id first
-    lower: np.ndarray  # the distinct lower ids, sorted (none for verify="none"); ``data`` follows them
-    data: Ragged | np.ndarray | None  # their shingle ids or their signatures; None for verify="none"
+    lower: np.ndarray  # the distinct lower ids, sorted: ``data``'s order
+    data: Ragged | np.ndarray | None
 
 
 def _join(
     signed: _Signed, offset: int, offsets: np.ndarray, verify: str, edge_pieces: list[np.ndarray]
 ) -> Routed:
-    """Drop repeated edges whose lower id lives here, attach that document's data, route by higher id."""
+    """The edges whose lower id lives here, once each, with its data, routed to their higher ids."""
     edges = np.unique(gather([_NO_EDGES, *edge_pieces]), axis=0)
     packets = []
     for group in route(edges, home(offsets, edges[:, 1]), len(offsets) - 1).pieces:
         if verify == "none":
             packets.append(_Packet(group, _NO_EDGES[:, 0], None))
-            continue
-        lower = np.unique(group[:, 0])  # each lower document travels once per receiving partition
-        if verify == "exact":
-            data: Ragged | np.ndarray = signed.sets.take(lower - offset)
-        else:
-            data = signed.signatures[lower - offset]
-        packets.append(_Packet(group, lower, data))
+        else:  # each lower document travels once per receiving partition
+            lower = np.unique(group[:, 0])
+            local = lower - offset
+            data = signed.sets.take(local) if verify == "exact" else signed.signatures[local]
+            packets.append(_Packet(group, lower, data))
     return sent(packets, len(edges))
 
 
@@ -300,7 +287,7 @@ def _verify(signed: _Signed, offset: int, settings: Settings, packets: list[_Pac
 
 
 class _Runner:
-    """Runs one stage at a time on the workers and waits for it (a barrier: each stage is timed)."""
+    """Runs a stage on the workers and waits for it (a barrier, so that each stage is timed)."""
 
     def __init__(self, client: Any) -> None:
         if client is None:  # the default dask.distributed client, else Dask's local scheduler
@@ -314,8 +301,8 @@ class _Runner:
     def persist(
         self, keep: list[Delayed], **shuffles: list[Delayed]
     ) -> tuple[list[Delayed], dict[str, Tally]]:
-        """Run ``keep``, leaving the results on the workers, and with it each named shuffle (delayed
-        :class:`Routed` values ``keep`` uses, so they run once); return those and the shuffles' tallies."""
+        """Run ``keep`` and the named shuffles it uses (so they run once), leaving the results on the
+        workers; return those and each shuffle's summed tallies."""
         totals = [delayed(_total)([routed.tally for routed in group]) for group in shuffles.values()]
         if self.client is None:
             done = list(dask.persist(*keep, *totals))
@@ -369,11 +356,9 @@ def dedup_dask(
     of str or a pandas Series or DataFrame. ``dedup_dask(read_bag(paths))`` counts the records the
     readers skip in ``stats["read"]``.
 
-    ``threshold``, ``num_perm``, ``k`` and the keyword ``options`` are ``dedup``'s settings (but
-    ``max_df``). ``verify="exact"`` moves the shingle ids of each edge's lower document,
-    ``"estimate"`` its signature (less data). ``client``: a ``dask.distributed.Client`` (default: the
-    default client, else Dask's local scheduler). ``shuffle_partitions``: default, as many as the
-    input. ``stats`` add ``"shuffle"`` (bytes each shuffle produced, bytes gathered) and ``"dask"``.
+    ``threshold``, ``num_perm``, ``k`` and ``options`` are ``dedup``'s settings (not ``max_df``).
+    ``client``: default, the default client, else Dask's local scheduler. ``shuffle_partitions``:
+    default, as many as the input. ``stats`` add ``"shuffle"`` (bytes moved) and ``"dask"``.
 
     Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which with glibc halves the
     speed of signing: set ``"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"`` to None.

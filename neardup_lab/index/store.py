@@ -1,9 +1,5 @@
-"""A saved near-duplicate index, for documents that arrive in batches.
-
-:class:`SavedIndex` keeps each document's id and what :func:`~neardup_lab.engine.pipeline.prepare`
-makes of it: exact-copy key, sorted shingle ids (matches are verified with the exact Jaccard) and
-signature. Band tables are rebuilt from the signatures, not stored. The folder's format is
-:mod:`~neardup_lab.index.fileformat`.
+"""A saved near-duplicate index for documents that arrive in batches; its folder's format is
+:mod:`~neardup_lab.index.fileformat`. Band tables are rebuilt from the signatures, not saved.
 
 >>> import tempfile, os
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -81,7 +77,7 @@ class Match:
 
 
 class _BandTable(NamedTuple):
-    """Per band (a row each): the band keys of some documents, sorted, and those documents."""
+    """Per band (a row each): some documents' band keys, sorted, and those documents."""
 
     keys: np.ndarray
     docs: np.ndarray
@@ -120,10 +116,10 @@ def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
 
 
 class SavedIndex:
-    """Signatures, shingle ids and ids of the documents seen so far; saved as a folder.
+    """Ids, exact-copy keys, sorted shingle ids and signatures of the documents seen so far.
 
-    ``settings`` (default ``Settings()``) are fixed for the life of the index. An index verifies
-    exactly and keeps every document: ``verify``, ``bbits`` and ``keeper`` keep their defaults.
+    ``settings`` are fixed for the life of the index; it verifies with the exact Jaccard and keeps
+    every document, so ``verify``, ``bbits`` and ``keeper`` keep their defaults.
 
     >>> index = SavedIndex(Settings(threshold=0.5, k=2))
     >>> found = index.add(["old"], ["heavy rain in the city"])
@@ -185,11 +181,10 @@ class SavedIndex:
     ) -> list[list[Match]]:
         """Insert a batch; return, for each document, its matches found *before* it was inserted.
 
-        Each document is compared with the index and the earlier documents of its batch. Every
-        document is inserted, duplicates included (matches name the first of exact copies). Ids must
-        be new and unique. ``files``, the input files of the batch, are remembered: one added before
-        (same inode, same bytes) raises :class:`FileAddedError`, unless ``repeat_files``. On an error
-        nothing is inserted.
+        Matches come from the index and the batch's earlier documents (the first of exact copies).
+        Ids must be new and unique. ``files``, the batch's input files, are remembered: one added
+        before (same inode and bytes) raises :class:`FileAddedError` unless ``repeat_files``. On an
+        error nothing is inserted.
 
         >>> index = SavedIndex(Settings(threshold=0.5, k=2))
         >>> found = index.add(["a", "b"], ["heavy rain in the city", "Heavy rain in the city!"])
@@ -268,11 +263,8 @@ class SavedIndex:
         return self._table
 
     def _candidates(self, batch: Prepared, within_batch: bool) -> np.ndarray:
-        """Pairs ``(batch document, document)`` sharing a band, numbered as in the index + batch.
-
-        Only representatives are compared with: the index's and, ``within_batch``, the batch's before
-        the document (exact copies would find the same candidates, and make buckets huge).
-        """
+        """Pairs ``(batch document, index + batch document)`` sharing a band. Only representatives are
+        compared with (copies would find the same candidates, and make buckets huge)."""
         n, queries = len(self), _band_keys(batch.signatures, self.settings)
         pairs = [_sharing_a_band(self._index_table(), queries)]
         if within_batch:
@@ -324,10 +316,8 @@ class SavedIndex:
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the index to the folder ``path`` atomically.
-
-        A new index goes to a new path; an opened index back where it was opened, if no other run
-        changed it meanwhile. On any error the folder is left as it was.
+        """Write the index to the folder ``path`` atomically: a new index to a new path, an opened
+        one back where it was opened, if no other run changed it meanwhile.
 
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as tmp:
