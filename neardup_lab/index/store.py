@@ -93,14 +93,6 @@ def _band_table(keys: np.ndarray, docs: np.ndarray) -> _BandTable:
     return _BandTable(np.take_along_axis(keys, order, axis=0).T, docs[order].T)
 
 
-def _first_positions(keys: Sequence[bytes]) -> dict[bytes, int]:
-    """Each distinct key and where it first occurs: an exact copy is represented by its first."""
-    first: dict[bytes, int] = {}
-    for position, key in enumerate(keys):
-        first.setdefault(key, position)
-    return first
-
-
 def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
     """Every ``(query, doc)`` sharing a band key, once (equal keys mean equal bands but for a 2**-64
     chance, and every pair is verified anyway)."""
@@ -115,11 +107,19 @@ def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
     return np.stack([query, doc], axis=1)
 
 
+def _first_positions(keys: Sequence[bytes]) -> dict[bytes, int]:
+    """Each distinct key and where it first occurs: an exact copy is represented by its first."""
+    first: dict[bytes, int] = {}
+    for position, key in enumerate(keys):
+        first.setdefault(key, position)
+    return first
+
+
 class SavedIndex:
     """Ids, exact-copy keys, sorted shingle ids and signatures of the documents seen so far.
 
     ``settings`` are fixed for the life of the index; it verifies with the exact Jaccard and keeps
-    every document, so ``verify``, ``bbits`` and ``keeper`` keep their defaults.
+    every document, so ``verify``, ``bbits`` and ``keeper`` keep their defaults (ValueError otherwise).
 
     >>> index = SavedIndex(Settings(threshold=0.5, k=2))
     >>> found = index.add(["old"], ["heavy rain in the city"])
@@ -181,10 +181,10 @@ class SavedIndex:
     ) -> list[list[Match]]:
         """Insert a batch; return, for each document, its matches found *before* it was inserted.
 
-        Matches come from the index and the batch's earlier documents (the first of exact copies).
-        Ids must be new and unique. ``files``, the batch's input files, are remembered: one added
-        before (same inode and bytes) raises :class:`FileAddedError` unless ``repeat_files``. On an
-        error nothing is inserted.
+        Every document is inserted, copies included; matches come from the index and the batch's
+        earlier documents (the first of exact copies). Ids must be new and unique. ``files``, the
+        batch's input files, are remembered: one added before (same inode and bytes) raises
+        :class:`FileAddedError` unless ``repeat_files``. On an error nothing is inserted.
 
         >>> index = SavedIndex(Settings(threshold=0.5, k=2))
         >>> found = index.add(["a", "b"], ["heavy rain in the city", "Heavy rain in the city!"])
