@@ -55,7 +55,8 @@ def _read_path(path: str, options: dict) -> list[Document | Problem]:
 
 def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
     """Files as a dask bag of :class:`~neardup_lab.readers.Document` and ``Problem``, a partition per
-    path, read on the workers by :func:`~neardup_lab.readers.iter_records` with ``read_options``.
+    path, read on the workers by :func:`~neardup_lab.readers.iter_records` with ``read_options``
+    (``fmt``, ``field``, ``column``, ``encoding``, ``max_bytes``, ``delimiter``).
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
