@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 from typing import Any
 
 from ..hashing import stable_hash
 from ..simhash import hamming, simhash
+from ..simhash_index import BlockIndex, block_layout
 from ..text import words
 from .harness import Case, CheckResult, as_set, call_on_copies, run_check, sample_article
 
@@ -178,14 +180,12 @@ def _flip(fingerprint: int, positions: Iterable[int]) -> int:
     return fingerprint
 
 
-def _block_spans(bits: int, blocks: int) -> list[tuple[int, int]]:
-    """(first bit, width) of each block: contiguous, the first ``bits % blocks`` one bit wider."""
-    spans, start = [], 0
-    for i in range(blocks):
-        width = bits // blocks + (1 if i < bits % blocks else 0)
-        spans.append((start, width))
-        start += width
-    return spans
+def _layouts(bits: int, max_distance: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(first bit, width)`` of each block of :class:`~neardup_lab.simhash_index.BlockIndex`'s
+    pigeonhole layout (wider blocks highest), and of its mirror image (wider blocks lowest)."""
+    widths = block_layout(max_distance, bits=bits).block_widths
+    low = list(zip(accumulate(widths, initial=0), widths))
+    return [(bits - start - width, width) for start, width in low], low
 
 
 def _near(fingerprint: int, bits: int, max_distance: int, rng: random.Random) -> list[tuple[int, int]]:
@@ -198,7 +198,7 @@ def _near(fingerprint: int, bits: int, max_distance: int, rng: random.Random) ->
     for distance in range(max_distance + 3):
         for _ in range(3):
             out.append((distance, _flip(fingerprint, rng.sample(range(bits), distance))))
-    spans = _block_spans(bits, max_distance + 1)
+    spans = _layouts(bits, max_distance)[1]
     for keep in range(len(spans)):
         flips = [start + rng.randrange(width) for b, (start, width) in enumerate(spans) if b != keep]
         out.append((len(flips), _flip(fingerprint, flips)))
@@ -231,7 +231,7 @@ def _index_case(
         for key, fp in stored.items():
             index.add(key, fp)
         problems, counts = [], []
-        truth = _BlockTruth(stored, bits, max_distance + 1)
+        truth = _BlockTables(stored, _layouts(bits, max_distance))
         for fp in queries:
             want = {k for k, v in stored.items() if bin(fp ^ v).count("1") <= max_distance}
             try:
@@ -268,16 +268,11 @@ def _index_case(
     return run
 
 
-class _BlockTruth:
-    """Which stored keys agree with a fingerprint on a whole block, for blocks split either way.
+class _BlockTables:
+    """Which stored keys agree with a fingerprint on a whole block of one of ``layouts``
+    (a student's wider blocks may come first or last, so the check allows both)."""
 
-    Blocks are contiguous and of nearly equal width; the wider ones may come first or
-    last, so both splits are allowed.
-    """
-
-    def __init__(self, stored: dict, bits: int, blocks: int) -> None:
-        spans = _block_spans(bits, blocks)
-        layouts = (spans, [(bits - start - width, width) for start, width in reversed(spans)])
+    def __init__(self, stored: dict, layouts: Iterable[list[tuple[int, int]]]) -> None:
         self.masks = [(start, (1 << width) - 1) for layout in layouts for start, width in layout]
         self.tables: list[dict[int, set]] = [{} for _ in self.masks]
         for key, value in stored.items():
@@ -424,28 +419,27 @@ def block_index_case(cls: type, seed: int) -> Case:
 
 
 class _ReferenceBlockIndex:
-    """The reference answer for :func:`check_block_index` (the lab's solution is the same idea)."""
+    """The reference answer for :func:`check_block_index`: the package's
+    :class:`~neardup_lab.simhash_index.BlockIndex` behind the lab's interface, built at the first lookup."""
 
     def __init__(self, max_distance: int, bits: int = 64) -> None:
         self.max_distance, self.bits = max_distance, bits
-        self.spans = _block_spans(bits, max_distance + 1)
-        self.tables: list[dict[int, list[Any]]] = [{} for _ in self.spans]
         self.fingerprints: dict[Any, int] = {}
+        self._built: tuple[list, BlockIndex, _BlockTables] | None = None
 
     def add(self, key: Any, fingerprint: int) -> None:
-        self.fingerprints[key] = fingerprint
-        for table, (start, width) in zip(self.tables, self.spans):
-            table.setdefault((fingerprint >> start) & ((1 << width) - 1), []).append(key)
+        self.fingerprints[key], self._built = fingerprint, None
+
+    def _lookup(self) -> tuple[list, BlockIndex, _BlockTables]:
+        if self._built is None:
+            index = BlockIndex(list(self.fingerprints.values()), self.max_distance, bits=self.bits)
+            blocks = _BlockTables(self.fingerprints, _layouts(self.bits, self.max_distance)[:1])
+            self._built = (list(self.fingerprints), index, blocks)
+        return self._built
 
     def candidates(self, fingerprint: int) -> set:
-        found: set = set()
-        for table, (start, width) in zip(self.tables, self.spans):
-            found.update(table.get((fingerprint >> start) & ((1 << width) - 1), ()))
-        return found
+        return self._lookup()[2].keys(fingerprint)
 
     def query(self, fingerprint: int) -> set:
-        return {
-            k
-            for k in self.candidates(fingerprint)
-            if hamming(self.fingerprints[k], fingerprint) <= self.max_distance
-        }
+        keys, index, _ = self._lookup()
+        return {keys[i] for i in index.query(fingerprint).tolist()}

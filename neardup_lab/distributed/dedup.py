@@ -1,22 +1,15 @@
-"""The same dedup on a Dask cluster: map, shuffle, reduce.
+"""The same dedup on a Dask cluster: one task per input partition (``P``) or shuffle partition (``Q``).
 
-:func:`dedup_dask` gives exactly the answer of :func:`~neardup_lab.engine.pipeline.dedup` on a
-corpus cut into partitions. Each stage is a set of Dask tasks, one per input partition or per
-shuffle partition (the ``Q`` groups a shuffle sorts rows into; not LSH buckets):
+1. **sign** (map): keys, shingle ids and signatures of each partition, by ``dedup``'s code; they stay
+   on the workers. A document's global id is its position in partition order.
+2. **exact shuffle**: ``(key, id)`` rows meet by key; ``(lowest id, copy)`` pairs go to the copy's partition.
+3. **band shuffle**: the representatives' ``(band, values, id)`` rows meet by band key; equal values
+   make candidate edges, sent to the lower id's partition, which drops repeats.
+4. **verify** (join): the lower document's shingle ids (or signature) go with the edge to the higher
+   id's partition, which keeps it if similar enough.
+5. **cluster**: the client gathers the copy pairs and verified edges only.
 
-1. **sign** (map): exact-copy keys, shingle ids and signatures of each partition, by the code
-   ``dedup`` runs; they stay on the workers.
-2. **exact shuffle**: ``(key, id)`` rows meet by key; the lowest id is the representative, and
-   each ``(representative, copy)`` pair goes back to the partition of the copy.
-3. **band shuffle**: ``(band, values, id)`` rows of the representatives meet by band key; equal
-   values make candidate edges, sent to the partition of the lower id, which drops repeats.
-4. **verify** (join): that partition attaches the lower document's shingle ids (or signature)
-   and sends the edge to the partition of the higher id, which keeps it if similar enough.
-5. **cluster**: the copy pairs and verified edges alone are gathered on the client, which finds
-   the clusters and keepers as ``dedup`` does.
-
-Global document ids are positions in partition order. The shuffles are task shuffles
-(:mod:`~neardup_lab.distributed.shuffle`), fine for hundreds of partitions, not many thousands.
+The shuffles are task shuffles (:mod:`~neardup_lab.distributed.shuffle`): ``P * Q`` pieces each.
 """
 
 from __future__ import annotations
@@ -25,7 +18,6 @@ import contextlib
 import math
 import os
 import time
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -59,19 +51,14 @@ __all__ = ["dedup_dask", "read_bag", "band_partitions", "partition_offsets"]
 _NO_EDGES = np.empty((0, 2), dtype=np.int64)
 
 
-# ----- Inputs -------------------------------------------------------------------------------------
-
-
 def _read_path(path: str, options: dict) -> list[Document | Problem]:
     return list(iter_records(path, **options))
 
 
 def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
-    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and ``Problem``, a partition per path.
-
-    The files are read on the workers, in the order given, by :func:`~neardup_lab.readers.iter_records`
-    (``read_options``: ``fmt``, ``field``, ``column``, ``encoding``, ``max_bytes``, ``delimiter``), so
-    ``dedup_dask(read_bag(paths))`` numbers documents as the bag lists them.
+    """Files as a dask bag of :class:`~neardup_lab.readers.Document` and ``Problem``, a partition per
+    path, read on the workers by :func:`~neardup_lab.readers.iter_records` with ``read_options``
+    (``fmt``, ``field``, ``column``, ``encoding``, ``max_bytes``, ``delimiter``).
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -90,8 +77,6 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
         raise TypeError(
             f"read_bag needs a list of paths, got a single {type(paths).__name__}; wrap it in a list"
         )
-    if missing := [os.fspath(p) for p in paths if not os.path.lexists(p)]:
-        raise InputError(f"no such file or folder: {missing[0]}")
     checked = check_inputs(paths)
     real: dict[str, str] = {}
     for path in checked:
@@ -104,9 +89,10 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
 
 def _partitions(texts: object, npartitions: int | None) -> list[Any]:
     """The input as a list of partitions (delayed, or lists of texts cut here)."""
-    dataframe = type(texts).__module__.startswith("dask.dataframe") and hasattr(texts, "to_delayed")
-    if isinstance(texts, dask.bag.Bag) or dataframe:
-        return list(texts.to_delayed())
+    to_delayed = getattr(texts, "to_delayed", None)
+    collection = isinstance(texts, dask.bag.Bag) or type(texts).__module__.startswith("dask.dataframe")
+    if collection and callable(to_delayed):
+        return list(to_delayed())
     if isinstance(texts, (str, bytes, os.PathLike)):
         raise TypeError(
             f"dedup_dask needs many documents, got a single {type(texts).__name__}; "
@@ -126,7 +112,6 @@ def _partitions(texts: object, npartitions: int | None) -> list[Any]:
 
 
 def _items(partition: Any, number: int, text_column: str) -> list:
-    """The items of one partition: a list, a pandas Series, or a pandas DataFrame's ``text_column``."""
     if hasattr(partition, "columns"):
         if text_column not in partition.columns:
             raise KeyError(
@@ -137,14 +122,11 @@ def _items(partition: Any, number: int, text_column: str) -> list:
     return partition.tolist() if hasattr(partition, "tolist") else list(partition)
 
 
-# ----- Stage 1: sign each partition (map); the results stay on the workers ------------------------
-
-
 class _PartitionCounts(NamedTuple):
-    """What one partition held: documents signed, reader records among its items, records skipped."""
+    """What one partition held: documents signed, items from a reader (``read_bag``), records skipped."""
 
     documents: int
-    records: int  # items that came from a reader (read_bag): Documents and Problems
+    records: int
     problems: int
 
 
@@ -175,15 +157,13 @@ def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> 
                 f"document {position} of partition {number} is {type(item).__name__}, not str: {item!r:.60}"
             )
     prepared = prepare(texts, settings)  # the code dedup runs on each chunk
+    assert isinstance(prepared.sets, Ragged)  # prepared with ids="sets"
     signatures = prepared.signatures
     if settings.bbits is not None:
         signatures = bbit_signatures(signatures, settings.bbits)
     keys = np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy()
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     return _Signed(keys, prepared.sets, signatures, lengths, _PartitionCounts(len(texts), records, problems))
-
-
-# ----- Stage 2: exact copies, shuffled by exact key -----------------------------------------------
 
 
 class _ExactRows(NamedTuple):
@@ -212,16 +192,11 @@ def _exact_copies(offsets: np.ndarray, pieces: list[_ExactRows]) -> Routed:
     return route(pairs, home(offsets, pairs[:, 1]), len(offsets) - 1)
 
 
-# ----- Stage 3: candidate edges, shuffled by band key ---------------------------------------------
-
-
 def band_partitions(signatures: np.ndarray, bands: int, rows: int, partitions: int) -> np.ndarray:
     """Shuffle partition of every (document, band): shape ``(n, bands)``, values ``0 .. partitions-1``.
 
-    A document's row for band ``b`` goes to the shuffle partition given by its
-    band key (:func:`~neardup_lab.lsh.band_hashes`), so equal band keys always
-    meet in one partition and different keys spread evenly. Stable across
-    processes and machines (no built-in ``hash()``).
+    Chosen by the band key (:func:`~neardup_lab.lsh.band_hashes`): equal band keys meet in one
+    partition, in every process and on every machine.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 9, 9], [1, 2, 3, 4]], dtype=np.uint32)
     >>> where = band_partitions(sigs, bands=2, rows=2, partitions=8)
@@ -240,13 +215,13 @@ class _BandRows(NamedTuple):
 
 
 def _band_rows(
-    signed: _Signed, offset: int, receivers: int, settings: Settings, copy_pieces: list[np.ndarray]
+    signed: _Signed, offset: int, receivers: int, banding: tuple[int, int], copy_pieces: list[np.ndarray]
 ) -> Routed:
-    """The band rows of this partition's representatives (copies left out), routed by band key."""
+    """The band rows of this partition's representatives (not its copies), routed by band key."""
     representative = np.ones(len(signed.lengths), dtype=bool)
     representative[gather(copy_pieces)[:, 1] - offset] = False
     local = np.flatnonzero(representative)
-    signatures, bands, rows = signed.signatures[local], settings.bands, settings.rows
+    signatures, (bands, rows) = signed.signatures[local], banding
     band_rows = _BandRows(
         band=np.repeat(np.arange(bands, dtype=np.int32), len(local)),
         values=np.concatenate([signatures[:, b * rows : (b + 1) * rows] for b in range(bands)]),
@@ -257,7 +232,7 @@ def _band_rows(
 
 
 def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Routed:
-    """Documents with equal values in a band make candidate edges; each routed to its lower id."""
+    """Candidate edges (equal values in a band), routed to their lower ids."""
     band, values, doc = gather(pieces)
     found = [_NO_EDGES]
     for b in np.unique(band):
@@ -268,62 +243,54 @@ def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Rout
     return route(edges, home(offsets, edges[:, 0]), len(offsets) - 1)
 
 
-# ----- Stage 4: verification, a join of each edge with both documents' data -----------------------
-
-
 class _Packet(NamedTuple):
-    """Candidate edges on their way to the partition of their higher ids, with what verification
-    needs of their lower ids: shingle ids (``verify="exact"``) or signatures (``"estimate"``)."""
+    """Edges going to their higher ids' partition, with their lower ids' shingle ids (verify="exact")
+    or signatures ("estimate"), or nothing ("none")."""
 
     edges: np.ndarray  # (m, 2) int64, lower id first
-    lower: np.ndarray | None  # the distinct lower ids, sorted; ``data`` follows this order
-    data: Ragged | np.ndarray | None  # their shingle ids or their signatures; None for verify="none"
+    lower: np.ndarray  # the distinct lower ids, sorted: ``data``'s order
+    data: Ragged | np.ndarray | None
 
 
 def _join(
     signed: _Signed, offset: int, offsets: np.ndarray, verify: str, edge_pieces: list[np.ndarray]
 ) -> Routed:
-    """Drop repeated edges whose lower id lives here, attach that document's data, route by higher id."""
+    """The edges whose lower id lives here, once each, with its data, routed to their higher ids."""
     edges = np.unique(gather([_NO_EDGES, *edge_pieces]), axis=0)
     packets = []
     for group in route(edges, home(offsets, edges[:, 1]), len(offsets) - 1).pieces:
         if verify == "none":
-            packets.append(_Packet(group, None, None))
-            continue
-        lower = np.unique(group[:, 0])  # each lower document travels once per receiving partition
-        if verify == "exact":
-            data: Ragged | np.ndarray = signed.sets.take(lower - offset)
-        else:
-            data = signed.signatures[lower - offset]
-        packets.append(_Packet(group, lower, data))
+            packets.append(_Packet(group, _NO_EDGES[:, 0], None))
+        else:  # each lower document travels once per receiving partition
+            lower = np.unique(group[:, 0])
+            local = lower - offset
+            data = signed.sets.take(local) if verify == "exact" else signed.signatures[local]
+            packets.append(_Packet(group, lower, data))
     return sent(packets, len(edges))
 
 
 def _verify(signed: _Signed, offset: int, settings: Settings, packets: list[_Packet]) -> np.ndarray:
-    """Similarity of each edge whose higher id lives here; the edges at or above the threshold."""
+    """The edges whose higher id lives here and whose similarity reaches the threshold."""
     kept = [_NO_EDGES]
-    for packet in packets:
-        edges = packet.edges
-        if settings.verify == "none" or not len(edges):
+    for edges, lower_ids, data in packets:
+        if data is None or not len(edges):
             kept.append(edges)
             continue
-        lower, higher = np.searchsorted(packet.lower, edges[:, 0]), edges[:, 1] - offset
-        if settings.verify == "exact":  # the lower documents' sets, then this partition's, in one Ragged
-            both = Ragged.join([packet.data, signed.sets])
-            scores = jaccard_of_pairs(both, np.stack([lower, higher + len(packet.lower)], axis=1))
+        lower, higher = np.searchsorted(lower_ids, edges[:, 0]), edges[:, 1] - offset
+        if isinstance(data, Ragged):  # the lower documents' sets, then this partition's, in one Ragged
+            both = Ragged.join([data, signed.sets])
+            scores = jaccard_of_pairs(both, np.stack([lower, higher + len(lower_ids)], axis=1))
         else:
-            left, right = packet.data[lower], signed.signatures[higher]
-            b = settings.bbits
-            scores = estimate_jaccard(left, right) if b is None else estimate_jaccard_bbit(left, right, b)
-        kept.append(edges[np.asarray(scores >= settings.threshold, dtype=bool)])
+            left, right, b = data[lower], signed.signatures[higher], settings.bbits
+            scores = np.asarray(
+                estimate_jaccard(left, right) if b is None else estimate_jaccard_bbit(left, right, b)
+            )
+        kept.append(edges[scores >= settings.threshold])
     return np.concatenate(kept)
 
 
-# ----- Running the stages -------------------------------------------------------------------------
-
-
 class _Runner:
-    """Runs one stage at a time on the workers and waits for it (a barrier, so each stage can be timed)."""
+    """Runs a stage on the workers and waits for it (a barrier, so that each stage is timed)."""
 
     def __init__(self, client: Any) -> None:
         if client is None:  # the default dask.distributed client, else Dask's local scheduler
@@ -337,8 +304,8 @@ class _Runner:
     def persist(
         self, keep: list[Delayed], **shuffles: list[Delayed]
     ) -> tuple[list[Delayed], dict[str, Tally]]:
-        """Run ``keep`` and leave the results on the workers; with it, the tasks of each named shuffle
-        (delayed :class:`Routed` values ``keep`` uses, so they run once), whose summed tallies come back."""
+        """Run ``keep`` and the named shuffles it uses (so they run once), leaving the results on the
+        workers; return those and each shuffle's summed tallies."""
         totals = [delayed(_total)([routed.tally for routed in group]) for group in shuffles.values()]
         if self.client is None:
             done = list(dask.persist(*keep, *totals))
@@ -382,27 +349,22 @@ def dedup_dask(
     text_column: str = "text",
     npartitions: int | None = None,
     shuffle_partitions: int | None = None,
-    **settings: Any,
+    **options: Any,
 ) -> DedupResult:
     """:func:`~neardup_lab.engine.pipeline.dedup` on a Dask cluster, with the same answer.
 
     ``texts`` is a list (or other sequence) of str, cut into ``npartitions`` partitions (default:
     one per :data:`~neardup_lab.support.limits.TEXTS_PER_PARTITION` texts); a dask bag of str; a dask
     dataframe (its ``text_column``) or series; or a list of ``dask.delayed`` partitions, each a list
-    of str or a pandas Series or DataFrame. ``dedup_dask(read_bag(paths))`` reads files on the
-    workers and counts the records the readers skip in ``stats["read"]``.
+    of str or a pandas Series or DataFrame. ``dedup_dask(read_bag(paths))`` counts the records the
+    readers skip in ``stats["read"]``.
 
-    ``threshold``, ``num_perm``, ``k`` and the keyword ``settings`` (``shingle``, ``bands``,
-    ``rows``, ``scheme``, ``seed``, ``verify``, ``keeper``, ``bbits``) mean what they mean for
-    ``dedup`` and give the same pairs, clusters and keepers. ``verify="exact"`` joins the shingle
-    ids of both documents of each candidate edge, ``"estimate"`` their signatures (less data moves).
-    ``client``: a ``dask.distributed.Client`` (default: the default client, else Dask's local
-    scheduler). ``shuffle_partitions``: partitions of the shuffles (default: as many as the input).
-    ``stats`` add ``"shuffle"`` (bytes each shuffle produced, bytes gathered) and ``"dask"``.
+    ``threshold``, ``num_perm``, ``k`` and ``options`` are ``dedup``'s settings (not ``max_df``).
+    ``client``: default, the default client, else Dask's local scheduler. ``shuffle_partitions``:
+    default, as many as the input. ``stats`` add ``"shuffle"`` (bytes moved) and ``"dask"``.
 
-    Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which with glibc slowed
-    signing about twofold; unset it before starting a cluster with
-    ``dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})``.
+    Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which with glibc halves the
+    speed of signing: set ``"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"`` to None.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
@@ -412,7 +374,9 @@ def dedup_dask(
     >>> result.clusters, result.keepers
     ([[0, 1, 2], [3]], [0, 3])
     """
-    settings = Settings(threshold=threshold, num_perm=num_perm, k=k, **settings)
+    settings = Settings(threshold=threshold, num_perm=num_perm, k=k, **options)
+    assert settings.bands is not None and settings.rows is not None  # Settings resolves them
+    banding = (settings.bands, settings.rows)
     for name, value in (("npartitions", npartitions), ("shuffle_partitions", shuffle_partitions)):
         if value is not None:
             positive_int(value, name)
@@ -421,7 +385,7 @@ def dedup_dask(
     P = len(parts)
     Q = shuffle_partitions or P
 
-    # 1. sign (map): one task per input partition; the results stay on the workers.
+    # 1. sign
     signed, _ = run.persist([delayed(_sign)(part, p, text_column, settings) for p, part in enumerate(parts)])
     counts = run.compute([s.counts for s in signed])
     offsets = partition_offsets([c.documents for c in counts])
@@ -429,16 +393,16 @@ def dedup_dask(
     n = int(offsets[-1])
     signing = {"signed": n, "seconds": run.lap()}
 
-    # 2. exact shuffle: (key, id) rows by key; lowest id per key; copy pairs back to the copy's partition.
+    # 2. exact shuffle
     exact_rows = [delayed(_exact_rows)(s, first[p], Q) for p, s in enumerate(signed)]
     copies_back = [delayed(_exact_copies)(offsets, pieces) for pieces in exchange(exact_rows, Q)]
     copies_back, tallies = run.persist(copies_back, exact=exact_rows, copies_back=copies_back)
     copies = _sorted_pairs(run.compute([delayed(gather)(c.pieces) for c in copies_back]))
     exact = {"documents": n, "unique": n - len(copies), "copies": len(copies), "seconds": run.lap()}
 
-    # 3. band shuffle: (band, values, id) rows by band key; candidate edges to the lower id's partition.
+    # 3. band shuffle, and the join of stage 4
     banded = [
-        delayed(_band_rows)(signed[p], first[p], Q, settings, pieces)
+        delayed(_band_rows)(signed[p], first[p], Q, banding, pieces)
         for p, pieces in enumerate(exchange(copies_back, P))
     ]
     edges = [delayed(_candidates)(offsets, settings.rows, pieces) for pieces in exchange(banded, Q)]
@@ -451,7 +415,7 @@ def dedup_dask(
     del copies_back, banded, edges  # free the shuffled rows on the workers
     candidates = {"pairs": tallies["join"].rows, "seconds": run.lap()}
 
-    # 4. verify: the packets for each higher id's partition meet its shingle ids (or signatures).
+    # 4. verify
     verified_parts = [
         delayed(_verify)(signed[p], first[p], settings, pieces) for p, pieces in enumerate(exchange(joins, P))
     ]
@@ -459,7 +423,7 @@ def dedup_dask(
     del joins
     verified_stats = {"pairs": len(verified), "seconds": run.lap()}
 
-    # 5. cluster: on the client, from the gathered edges only.
+    # 5. cluster, on the client
     all_pairs = np.concatenate([copies, verified])
     clusters = clusters_from_pair_array(n, all_pairs)
     lengths = None
@@ -467,7 +431,9 @@ def dedup_dask(
         wanted = np.unique(all_pairs)
         by_home = route(wanted, home(offsets, wanted), P).pieces
         found = run.compute([signed[p].lengths[by_home[p] - first[p]] for p in range(P)])
-        lengths = defaultdict(int, zip(wanted.tolist(), np.concatenate([_NO_EDGES[:, 0], *found]).tolist()))
+        lengths = [0] * n
+        for doc, length in zip(wanted.tolist(), np.concatenate([_NO_EDGES[:, 0], *found]).tolist()):
+            lengths[doc] = length
     keepers = choose_keepers(clusters, settings.keeper, lengths=lengths)
     cluster_stats = {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)}
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:  # Dask is optional: the routing itself is numpy
-    import dask.delayed
+    from dask.delayed import Delayed
 
 __all__ = ["Tally", "Routed", "nbytes", "sent", "route", "gather", "exchange", "partition_offsets", "home"]
 
@@ -87,11 +87,9 @@ def gather(pieces: Sequence[Any]) -> Any:
     return type(pieces[0])(*(np.concatenate(columns) for columns in zip(*pieces)))
 
 
-def exchange(senders: Sequence[dask.delayed.Delayed], receivers: int) -> list[list[dask.delayed.Delayed]]:
-    """The wiring of a task shuffle: for each receiver ``q``, the piece ``q`` of every sender.
-
-    ``senders`` are delayed :class:`Routed` values; ``exchange(senders, Q)[q]`` is
-    the list a receiving task takes (and passes to :func:`gather`).
+def exchange(senders: Sequence[Delayed], receivers: int) -> list[list[Delayed]]:
+    """The wiring of a task shuffle: for each receiver ``q``, piece ``q`` of every delayed
+    :class:`Routed` sender (the list a receiving task passes to :func:`gather`).
 
     >>> import dask
     >>> from dask import delayed
@@ -105,9 +103,8 @@ def exchange(senders: Sequence[dask.delayed.Delayed], receivers: int) -> list[li
 
 
 def partition_offsets(sizes: Sequence[int]) -> np.ndarray:
-    """Global id of the first document of each partition, and the total at the end.
-
-    Document ``j`` of partition ``p`` gets the global id ``offsets[p] + j``.
+    """Global id of the first document of each partition (document ``j`` of partition ``p`` is
+    ``offsets[p] + j``), and the total at the end.
 
     >>> partition_offsets([3, 0, 2]).tolist()
     [0, 3, 3, 5]

@@ -1,11 +1,8 @@
-"""Which input files an index holds: a file is the same file when its inode and its bytes are.
+"""Which input files an index holds: the same file is the same inode with the same bytes.
 
-Document ids made from paths (``day1.jsonl:3``) change with the spelling of the path: an
-absolute path, another working folder, a symbolic or a hard link all give new ids for the same
-file. So an index also remembers, for every file it added documents from, the file's
-``(st_dev, st_ino)`` and the SHA-256 of its bytes, and refuses a file whose inode and bytes
-both match one added before. A copy (another inode), or a file rewritten in place with new
-records (other bytes), is a new file.
+Ids made from paths change with the spelling of a path (absolute, another working folder, a link),
+so an index also remembers each added file's ``(st_dev, st_ino)`` and SHA-256, and refuses a file
+that matches both. A copy (another inode) or a file rewritten in place (other bytes) is new.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""A saved near-duplicate index, for documents that arrive in batches.
-
-A :class:`SavedIndex` keeps, for every document it has seen, its id and what
-:func:`~neardup_lab.engine.pipeline.prepare` makes of it: a 128-bit key of its normalised text
-(exact copies), its sorted distinct shingle ids (matches are verified with the *exact* Jaccard
-similarity) and its MinHash signature. Adding a batch queries each new document against the
-index *and* the earlier documents of the batch before inserting it. Band tables are not stored
-but rebuilt from the signatures (one sort per band). How an index lies on disk is
-:mod:`~neardup_lab.index.fileformat`.
+"""A saved near-duplicate index for documents that arrive in batches; its folder's format is
+:mod:`~neardup_lab.index.fileformat`. Band tables are rebuilt from the signatures, not saved.
 
 >>> import tempfile, os
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -64,11 +57,8 @@ class FileAddedError(StoreError):
 
 @dataclass(frozen=True)
 class Match:
-    """A verified near-duplicate of a queried document.
-
-    ``position`` counts documents in the index (``in_index``) or in the
-    current batch; ``exact`` says whether the normalised texts are equal.
-    """
+    """A verified near-duplicate of a queried document: ``position`` counts documents in the index
+    (``in_index``) or in the batch; ``exact``: the normalised texts are equal."""
 
     id: str
     position: int
@@ -86,25 +76,26 @@ class Match:
         return {"id": self.id, "jaccard": self.jaccard, "exact": self.exact, "in": where}
 
 
-# ----- band tables ---------------------------------------------------------------------------
-
-
 class _BandTable(NamedTuple):
-    """Per band (one row each), the band keys of some documents sorted, and those documents."""
+    """Per band (a row each): some documents' band keys, sorted, and those documents."""
 
     keys: np.ndarray
     docs: np.ndarray
 
 
+def _band_keys(signatures: np.ndarray, settings: Settings) -> np.ndarray:
+    assert settings.bands is not None and settings.rows is not None  # Settings resolves them
+    return band_hashes(signatures, settings.bands, settings.rows)
+
+
 def _band_table(keys: np.ndarray, docs: np.ndarray) -> _BandTable:
-    """A table of documents ``docs`` whose :func:`~neardup_lab.lsh.band_hashes` are ``keys``."""
     order = np.argsort(keys, axis=0, kind="stable")
     return _BandTable(np.take_along_axis(keys, order, axis=0).T, docs[order].T)
 
 
 def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
-    """Every ``(query, doc)`` where row ``queries[query]`` and ``doc`` share a band key, once (equal keys
-    mean equal bands but for a 2**-64 chance, and every pair is verified anyway)."""
+    """Every ``(query, doc)`` sharing a band key, once (equal keys mean equal bands but for a 2**-64
+    chance, and every pair is verified anyway)."""
     width = int(table.docs.max(initial=0)) + 1
     codes = [np.empty(0, dtype=np.int64)]  # query * width + doc: one sortable int per pair
     for band_keys, band_docs, wanted in zip(table.keys, table.docs, queries.T):
@@ -116,16 +107,19 @@ def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
     return np.stack([query, doc], axis=1)
 
 
-# ----- the index -----------------------------------------------------------------------------
+def _first_positions(keys: Sequence[bytes]) -> dict[bytes, int]:
+    """Each distinct key and where it first occurs: an exact copy is represented by its first."""
+    first: dict[bytes, int] = {}
+    for position, key in enumerate(keys):
+        first.setdefault(key, position)
+    return first
 
 
 class SavedIndex:
-    """Signatures, shingle ids and ids of documents seen so far; saved as a folder.
+    """Ids, exact-copy keys, sorted shingle ids and signatures of the documents seen so far.
 
-    ``settings`` (a :class:`~neardup_lab.settings.Settings`, default
-    ``Settings()``) are fixed for the life of the index. An index always
-    verifies exactly and keeps every document, so ``verify``, ``bbits`` and
-    ``keeper`` must keep their defaults (ValueError otherwise).
+    ``settings`` are fixed for the life of the index; it verifies with the exact Jaccard and keeps
+    every document, so ``verify``, ``bbits`` and ``keeper`` keep their defaults (ValueError otherwise).
 
     >>> index = SavedIndex(Settings(threshold=0.5, k=2))
     >>> found = index.add(["old"], ["heavy rain in the city"])
@@ -140,7 +134,7 @@ class SavedIndex:
         self._ids: list[str] = []
         self._id_set: set[str] = set()
         self._keys: list[bytes] = []
-        self._first_by_key: dict[bytes, int] = {}  # an exact copy is represented by its first
+        self._first_by_key: dict[bytes, int] = {}
         self._sets = Ragged.empty()
         self._signatures = np.empty((0, hasher.num_perm), dtype=hasher.dtype)
         self._table: _BandTable | None = None
@@ -165,20 +159,16 @@ class SavedIndex:
         view.flags.writeable = False
         return view
 
-    # ----- matching ----------------------------------------------------------------------
-
     def query(self, texts: Sequence[str], *, progress: bool = False) -> list[list[Match]]:
         """Near-duplicates in the index of each text, best first; the index is not changed.
-
-        ``progress`` shows a bar while the texts are signed.
 
         >>> index = SavedIndex(Settings(threshold=0.5, k=2))
         >>> _ = index.add(["a"], ["heavy rain in the city"])
         >>> [[m.id for m in ms] for ms in index.query(["heavy rain in the city", "sunny"])]
         [['a'], []]
         """
-        batch = prepare_many(check_documents(texts), self.settings, progress=progress)
-        return self._matches(batch, None, Ragged.join([self._sets, batch.sets]))
+        batch, sets = self._prepare(check_documents(texts), progress)
+        return self._matches(batch, None, sets)
 
     def add(
         self,
@@ -191,13 +181,10 @@ class SavedIndex:
     ) -> list[list[Match]]:
         """Insert a batch; return, for each document, its matches found *before* it was inserted.
 
-        Each document is compared with the index and the earlier documents of its batch, so a copy
-        inside one batch is found too. Every document is inserted, duplicates included (an exact copy
-        is represented by the first document with its normalised text, and matches name that one).
-        Ids must be new and unique; otherwise nothing is inserted. ``files`` names the input files the
-        batch was read from: if one is a file added before, by any path or link (same inode, same
-        bytes), :class:`FileAddedError` is raised and nothing is inserted, unless ``repeat_files``
-        (the ids then say how the documents differ); the files are remembered.
+        Every document is inserted, copies included; matches come from the index and the batch's
+        earlier documents (the first of exact copies). Ids must be new and unique. ``files``, the
+        batch's input files, are remembered: one added before (same inode and bytes) raises
+        :class:`FileAddedError` unless ``repeat_files``. On an error nothing is inserted.
 
         >>> index = SavedIndex(Settings(threshold=0.5, k=2))
         >>> found = index.add(["a", "b"], ["heavy rain in the city", "Heavy rain in the city!"])
@@ -206,15 +193,19 @@ class SavedIndex:
         """
         ids = self._check_new_ids(ids, check_documents(texts))
         new_files = self._check_new_files(files, repeat_files)
-        batch = prepare_many(texts, self.settings, progress=progress)
-        sets = Ragged.join([self._sets, batch.sets])
+        batch, sets = self._prepare(texts, progress)
         found = self._matches(batch, ids, sets)
         self._insert(ids, batch.keys, sets, np.concatenate([self._signatures, batch.signatures]))
         self._files.update(new_files)
         return found
 
+    def _prepare(self, texts: Sequence[str], progress: bool) -> tuple[Prepared, Ragged]:
+        """The batch prepared, and the id sets of the index followed by the batch's."""
+        batch = prepare_many(texts, self.settings, progress=progress)
+        assert isinstance(batch.sets, Ragged)  # prepared with ids="sets"
+        return batch, Ragged.join([self._sets, batch.sets])
+
     def _check_new_files(self, files: Sequence[str | os.PathLike], repeat: bool) -> dict[FileIdentity, str]:
-        """Identities of the readable ``files``; FileAddedError for one added before, unless ``repeat``."""
         if isinstance(files, (str, bytes, os.PathLike)):
             raise TypeError("files must be a list of paths; wrap a single path in a list")
         new: dict[FileIdentity, str] = {}
@@ -239,8 +230,8 @@ class SavedIndex:
         self._ids.extend(ids)
         self._id_set.update(ids)
         self._keys.extend(keys)
-        for offset, key in enumerate(keys):
-            self._first_by_key.setdefault(key, start + offset)
+        for key, position in _first_positions(keys).items():
+            self._first_by_key.setdefault(key, start + position)
         self._sets, self._signatures, self._table = sets, signatures, None
 
     def _check_new_ids(self, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
@@ -252,8 +243,8 @@ class SavedIndex:
         for doc_id in ids:
             if not isinstance(doc_id, str) or not doc_id or "\x00" in doc_id:
                 raise ValueError(f"an id must be a non-empty str without NUL characters, got {doc_id!r:.60}")
-        seen: set[str] = set()
-        repeated = [i for i in ids if i in seen or seen.add(i)]  # type: ignore[func-returns-value]
+        first: dict[str, int] = {}
+        repeated = [doc_id for n, doc_id in enumerate(ids) if first.setdefault(doc_id, n) != n]
         known = [i for i in ids if i in self._id_set]
         clash = known or repeated
         if clash:
@@ -266,36 +257,27 @@ class SavedIndex:
         return ids
 
     def _index_table(self) -> _BandTable:
-        """Band table of the index's representatives (first document of each normalised text)."""
-        if self._table is None:
+        if self._table is None:  # the index's representatives
             firsts = np.fromiter(self._first_by_key.values(), dtype=np.int64, count=len(self._first_by_key))
-            keys = band_hashes(self._signatures[firsts], self.settings.bands, self.settings.rows)
-            self._table = _band_table(keys, firsts)
+            self._table = _band_table(_band_keys(self._signatures[firsts], self.settings), firsts)
         return self._table
 
     def _candidates(self, batch: Prepared, within_batch: bool) -> np.ndarray:
-        """Pairs ``(batch document, document)`` sharing a band, numbered as in the index + batch.
-
-        Only representatives are compared: the index's and, ``within_batch``, the batch's before
-        the document (exact copies would find the same candidates, and make buckets huge).
-        """
-        n, (bands, rows) = len(self), (self.settings.bands, self.settings.rows)
-        queries = band_hashes(batch.signatures, bands, rows)
+        """Pairs ``(batch document, index + batch document)`` sharing a band. Only representatives are
+        compared with (copies would find the same candidates, and make buckets huge)."""
+        n, queries = len(self), _band_keys(batch.signatures, self.settings)
         pairs = [_sharing_a_band(self._index_table(), queries)]
         if within_batch:
-            first: dict[bytes, int] = {}
-            for j, key in enumerate(batch.keys):
-                if key not in self._first_by_key:
-                    first.setdefault(key, j)
-            firsts = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+            first = _first_positions(batch.keys)
+            firsts = np.array([j for key, j in first.items() if key not in self._first_by_key], np.int64)
             earlier = _sharing_a_band(_band_table(queries[firsts], firsts), queries)
             pairs.append(earlier[earlier[:, 1] < earlier[:, 0]] + [0, n])
         return np.concatenate(pairs)
 
     def _matches(self, batch: Prepared, ids: list[str] | None, sets: Ragged) -> list[list[Match]]:
-        """Each batch document's verified matches, best first; ``sets`` holds the index's id sets then
-        the batch's, ``ids`` names the batch documents when they are matched with each other too."""
-        n = len(self)
+        """Each batch document's verified matches, best first; ``sets``: the index's id sets, then the
+        batch's; ``ids`` names the batch's documents when they are matched with each other too."""
+        n, batch_ids = len(self), ids or []
         pairs = self._candidates(batch, within_batch=ids is not None)
         similarity = jaccard_of_pairs(sets, pairs + [n, 0])
         kept = similarity >= self.settings.threshold
@@ -305,14 +287,12 @@ class SavedIndex:
         order = np.lexsort((position, ~in_index, -similarity, doc))
         found: list[list[Match]] = [[] for _ in batch.keys]
         for j, p, s, inside in zip(*(a[order].tolist() for a in (doc, position, similarity, in_index))):
-            name, key = (self._ids[p], self._keys[p]) if inside else (ids[p], batch.keys[p])  # type: ignore[index]
+            name, key = (self._ids[p], self._keys[p]) if inside else (batch_ids[p], batch.keys[p])
             found[j].append(Match(name, p, s, key == batch.keys[j], inside))
         return found
 
-    # ----- on disk -----------------------------------------------------------------------
-
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The index as the arrays of its data file (see :data:`~neardup_lab.index.fileformat.ARRAYS`).
+        """The index as the arrays of its data file (:data:`~neardup_lab.index.fileformat.ARRAYS`).
 
         >>> sorted(SavedIndex().to_arrays())[:4]
         ['exact_keys', 'id_offsets', 'ids', 'shingle_ids']
@@ -336,11 +316,8 @@ class SavedIndex:
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the index to the folder ``path`` atomically.
-
-        A new index goes to a path that must not exist yet; an opened index only back where it was
-        opened, and only if no other run changed it meanwhile. On any error the folder is left as it
-        was (:func:`~neardup_lab.index.fileformat.write_new`, :func:`~.fileformat.write_update`).
+        """Write the index to the folder ``path`` atomically: a new index to a new path, an opened
+        one back where it was opened, if no other run changed it meanwhile.
 
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as tmp:
@@ -362,9 +339,8 @@ class SavedIndex:
     def open(cls, path: str | os.PathLike, expect: Mapping[str, object] | None = None) -> SavedIndex:
         """Load a saved index; check its format, checksum, arrays and, if given, settings.
 
-        ``expect`` maps setting names to the values the caller needs; any difference raises
-        :class:`SettingsMismatchError`. Nothing on disk is changed. Raises the errors of
-        :func:`~neardup_lab.index.fileformat.read_index`, saying what is wrong and what to do.
+        ``expect`` maps setting names to the values the caller needs; a difference raises
+        :class:`SettingsMismatchError`. Raises the errors of :func:`~neardup_lab.index.fileformat.read_index`.
 
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as tmp:
@@ -397,8 +373,7 @@ class SavedIndex:
         return index
 
     def info(self) -> dict:
-        """Plain-data summary: the format it was read in (new: the code's), document count,
-        generation, the code's stamps and the settings.
+        """Plain data: the format it was read in (new: the code's), counts, generation, stamps, settings.
 
         >>> SavedIndex().info()["documents"]
         0
@@ -416,8 +391,8 @@ class SavedIndex:
 
 
 def _same_folder(one: Path, other: Path) -> bool:
-    """Whether two paths lead to one folder (by device and inode: a bind mount or a link names it
-    twice); paths that cannot be reached compare as text."""
+    """Whether two paths lead to one folder (a link or a bind mount names it twice; paths that cannot
+    be reached compare as text)."""
     try:
         return os.path.samefile(one, other)
     except OSError:

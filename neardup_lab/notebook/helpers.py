@@ -1,12 +1,8 @@
-"""Small helpers the book's chapters share, so that no chapter copies another's code.
+"""Helpers the book's chapters share, so that no chapter copies another's code.
 
-Timing: :func:`duration`, :func:`best_time`, :func:`speed_ratio`. Teaching views of a text:
-:func:`article_body`, :func:`raw_word_shingles`, :func:`shingle_counts`. The costs every chapter
-projects from, measured once per build by :func:`measured_costs` (chapters never call
-:func:`pair_cost` or :func:`signing_cost` directly), and :func:`n_pairs`. A dedup run's statistics
-as lines (:func:`stage_lines`); an estimate's error (:func:`rmse`) and id sets of a known similarity
-(:func:`id_pairs`); a drawing of a Dask run (:func:`draw_partition_flow`) and tables whose header
-has no empty cell (:func:`labelled_table`).
+Timing (:func:`duration`, :func:`best_time`, :func:`speed_ratio`); views of a text
+(:func:`article_body`, :func:`raw_word_shingles`, :func:`shingle_counts`); the costs every chapter
+projects from, measured once per build (:func:`measured_costs`); small figures and tables.
 
 >>> duration(0.0123)
 '12.3 ms'
@@ -20,7 +16,6 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -31,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..corpus import make_article, make_corpus
+from ..index.fileformat import atomic_writer
 from ..text import jaccard, word_shingles, words
 
 if TYPE_CHECKING:
@@ -50,9 +46,8 @@ _UNITS = (
 
 
 def duration(seconds: float) -> str:
-    """A time span as text with a unit: three significant digits, thousands separated.
-
-    The book's output checker recognises this form as a measurement.
+    """A time span with a unit, three significant digits, thousands separated (the form the book's
+    output checker takes for a measurement).
 
     >>> duration(0.0000123)
     '12.3 µs'
@@ -109,9 +104,8 @@ def n_pairs(n: int) -> int:
 
 
 class PairCost(NamedTuple):
-    """Measured seconds for one exact Jaccard comparison of two shingle sets: ``unrelated``
-    for two different articles (few shared shingles), ``similar`` for an article and a
-    near-copy (most shingles shared)."""
+    """Seconds for one exact Jaccard of two articles' shingle sets: ``unrelated`` ones, or an
+    article and a ``similar`` near-copy."""
 
     unrelated: float
     similar: float
@@ -122,12 +116,8 @@ class PairCost(NamedTuple):
 
 
 def pair_cost(n_docs: int = 400, k: int = 5, seed: int = 0, repeat: int = 5) -> PairCost:
-    """Measure one exact comparison on this machine: ``jaccard`` of two 300-word articles' sets.
-
-    The sets are built first, so only the comparison is timed. Unrelated pairs are
-    cheaper than similar ones: a set intersection looks up every element of the smaller
-    set, but only a shared element is inserted into the result, and a near-copy shares
-    almost all of them.
+    """Seconds for one ``jaccard`` of two 300-word articles' shingle sets (built before the clock
+    starts). A near-copy costs more than an unrelated article: only shared shingles are inserted.
 
     >>> cost = pair_cost(n_docs=40, repeat=1)
     >>> cost.similar > 0 and cost.unrelated > 0
@@ -177,10 +167,7 @@ def rmse(estimates: ArrayLike, exact: float) -> float:
 
 
 class IdPairs(NamedTuple):
-    """Pairs of random id sets with a known Jaccard similarity, flat as ``signatures_flat`` takes them.
-
-    Rows ``2p`` and ``2p + 1`` of ``ids``/``lengths`` are pair ``p``.
-    """
+    """Pairs of random id sets of a known Jaccard, flat: sets ``2p`` and ``2p + 1`` are pair ``p``."""
 
     ids: np.ndarray
     lengths: np.ndarray
@@ -188,10 +175,8 @@ class IdPairs(NamedTuple):
 
 
 def id_pairs(size: int, similarity: float, count: int, seed: int) -> IdPairs:
-    """``count`` independent pairs of sets of ``size`` random 64-bit ids with Jaccard ``similarity``.
-
-    Two sets of ``size`` ids sharing ``m`` have J = m / (2 size - m); ``m`` is rounded,
-    so ``jaccard`` is the exact similarity the pairs have.
+    """``count`` pairs of sets of ``size`` random 64-bit ids with Jaccard ``similarity``, as near as
+    a whole number of shared ids allows: ``jaccard`` is the exact value.
 
     >>> pairs = id_pairs(36, 0.5, 2, seed=0)
     >>> len(np.intersect1d(pairs.ids[:36], pairs.ids[36:72])), pairs.jaccard
@@ -210,10 +195,8 @@ _NOT_COUNTS = ("seconds", "per_document")
 
 
 def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
-    """One line per stage of a ``DedupResult.stats``: its counts, then its time with a unit.
-
-    A stage whose time is counted in the line above it (banding and verification run
-    interleaved) says so instead of showing zero.
+    """One line per stage of a ``DedupResult.stats``: its counts, then its time (a stage timed with
+    the one above it, as banding and verification are, says so instead of showing zero).
 
     >>> lines = stage_lines({"exact": {"documents": 3, "copies": 1, "seconds": 0.0012},
     ...                      "verified": {"pairs": 2, "seconds": 0.0}})
@@ -224,7 +207,6 @@ def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
     """
     lines = []
     for stage, values in stats.items():
-        # The counts; candidates per document is the explosion warning's figure, not a count.
         counts = ", ".join(f"{name} {int(v):,}" for name, v in values.items() if name not in _NOT_COUNTS)
         took = duration(values["seconds"]) if values.get("seconds", 0.0) else "(in the line above)"
         lines.append(f"{stage:<11} {counts:<50} {took}")
@@ -234,12 +216,9 @@ def stage_lines(stats: dict[str, dict[str, float]]) -> list[str]:
 def draw_partition_flow(
     ax: matplotlib.axes.Axes, columns: list[tuple[str, str]], arrows: list[str], client: str, lanes: int = 3
 ) -> None:
-    """Draw a distributed pipeline on ``ax``: columns of partitions, every lane to every lane.
-
-    ``columns`` holds ``(label, kind)`` pairs, kind ``"data"`` (input partitions, blue,
-    named P0, P1, ...) or ``"shuffle"`` (shuffle partitions, orange, S0, S1, ...);
-    ``arrows`` labels the ``len(columns) - 1`` bundles between them; the last column
-    sends everything to one ``client`` box (green).
+    """Draw a distributed pipeline on ``ax``: columns of ``(label, kind)``, ``"data"`` (input
+    partitions P0, P1, ..., blue) or ``"shuffle"`` (S0, S1, ..., orange), every lane sending to every
+    lane, ``arrows`` labelling the bundles between them; the last column sends to one ``client`` box.
 
     >>> from matplotlib.figure import Figure
     >>> ax = Figure().subplots()
@@ -283,12 +262,8 @@ def draw_partition_flow(
 
 
 class LabelledTable:
-    """A DataFrame shown on a page with one header row: the index's name labels the corner.
-
-    pandas writes a named index as a second header row, empty but for the name, and leaves the
-    corner cell empty; screen readers announce empty header cells. Here the index becomes the
-    first columns of a single header row. As text it prints like the DataFrame itself.
-    """
+    """A DataFrame shown with one header row, the index's name in the corner (pandas adds a second
+    header row and leaves empty header cells, which screen readers announce); as text, the frame."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
@@ -306,9 +281,7 @@ class LabelledTable:
 def labelled_table(frame: pd.DataFrame) -> LabelledTable:
     """Show ``frame`` with its index name(s) as the corner label of a single header row.
 
-    Raises TypeError for anything but a DataFrame, and ValueError when an index level has
-    no name (name it with ``rename_axis``, or drop a meaningless index with
-    ``reset_index(drop=True)``) or when the columns have several levels.
+    ValueError when an index level has no name, or the columns have several levels.
 
     >>> import pandas as pd
     >>> table = labelled_table(pd.DataFrame({"pairs": [3]}, index=pd.Index([5], name="k")))
@@ -337,11 +310,8 @@ def labelled_table(frame: pd.DataFrame) -> LabelledTable:
 
 
 def signing_cost(n_docs: int = 2000, seed: int = 0, repeat: int = 3) -> float:
-    """Measure signing on this machine: seconds per 300-word article for the signing stage of
-    :func:`~neardup_lab.engine.pipeline.dedup` with its default settings, on one core.
-
-    The best of ``repeat`` runs, after a warm-up: the first call in a process builds lookup
-    tables once, which a small sample would otherwise charge to every article.
+    """Seconds per 300-word article for ``dedup``'s signing stage (default settings, one core): the
+    best of ``repeat`` runs after a warm-up, since the first call in a process builds lookup tables.
 
     >>> signing_cost(n_docs=20, repeat=1) > 0
     True
@@ -355,25 +325,22 @@ def signing_cost(n_docs: int = 2000, seed: int = 0, repeat: int = 3) -> float:
     return best_time(lambda: prepare_many(docs, settings, ids="raw"), repeat) / n_docs
 
 
-# --- the costs measured once per build ---------------------------------------------------
-
-#: The environment variable that names the cost file, overriding :func:`costs_path`'s choice.
+#: The environment variable naming the cost file, overriding :func:`costs_path`'s choice.
 COSTS_ENV = "NEARDUP_LAB_COSTS"
 
 
 class Costs(NamedTuple):
-    """The book's measured costs: one exact comparison (:class:`PairCost`) and the signing
-    of one 300-word article (seconds), as every chapter of one build projects from."""
+    """The costs every chapter of a build projects from: :class:`PairCost` and signing (seconds)."""
 
     pair: PairCost
     signing: float
 
 
 def costs_path(start: Path | None = None) -> Path:
-    """Where this build keeps its measured costs: ``$NEARDUP_LAB_COSTS`` when set, else
-    ``_build/costs.json`` in the book's root (the nearest folder above ``start``, by default
-    the working directory, that holds ``_config.yml``), else ``_build/costs.json`` in ``start``.
+    """``$NEARDUP_LAB_COSTS`` when set, else ``_build/costs.json`` in the book's root (the nearest
+    folder from ``start``, default the working directory, up that holds ``_config.yml``) or ``start``.
 
+    >>> import tempfile
     >>> root = Path(tempfile.mkdtemp())
     >>> _ = (root / "_config.yml").write_text("title: a book")
     >>> (root / "book").mkdir()
@@ -399,15 +366,12 @@ def _read_costs(path: Path) -> Costs | None:
 
 
 def measured_costs(path: Path | str | None = None) -> Costs:
-    """The costs every chapter of one build uses: read from the cost file when it exists,
-    otherwise measured once (:func:`pair_cost`, :func:`signing_cost`) and written there.
+    """The costs of this build: read from :func:`costs_path`, else measured and written there.
 
-    Chapters run in parallel and in any order (nbval in CI), so the first to get here
-    measures, under a file lock, while the others wait and then read the same figures; the
-    file is written atomically (a temporary file renamed over it), so no chapter reads half
-    of it. The file lives with the build's products (:func:`costs_path`); delete it to
-    measure again (``make notebooks`` and ``make execute`` do, once per build).
+    Chapters run in parallel, in any order: the first measures under a file lock while the others
+    wait, then read what it wrote (atomically). Delete the file to measure again.
 
+    >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "costs.json"
     >>> _ = path.write_text('{"pair_unrelated": 1e-05, "pair_similar": 2e-05, "signing": 4e-05}')
     >>> costs = measured_costs(path)
@@ -425,7 +389,6 @@ def measured_costs(path: Path | str | None = None) -> Costs:
             import fcntl
 
             fcntl.flock(lock, fcntl.LOCK_EX)
-        # Another chapter may have measured while this one waited for the lock.
         if (found := _read_costs(path)) is not None:
             return found
         costs = Costs(pair_cost(), signing_cost())
@@ -434,8 +397,6 @@ def measured_costs(path: Path | str | None = None) -> Costs:
             "signing": costs.signing, "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "python": sys.version.split()[0],
         }
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with atomic_writer(path) as out:
             json.dump(record, out, indent=1)
-        os.replace(temporary, path)
         return costs
