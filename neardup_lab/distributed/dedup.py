@@ -29,12 +29,11 @@ from ..engine.components import clusters_from_pair_array, pair_tuples
 from ..engine.pipeline import DedupResult, check_documents, prepare
 from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes
-from ..minhash import bbit_signatures, estimate_jaccard, estimate_jaccard_bbit
 from ..readers import Document, InputError, Problem, check_inputs, detect_format, iter_records
 from ..settings import Settings
 from ..support import limits
 from ..support.spans import Ragged
-from ..support.validate import positive_int
+from ..support.validate import described, positive_int, shown
 from .shuffle import Routed, Tally, exchange, gather, home, partition_offsets, route, sent
 
 try:
@@ -107,7 +106,7 @@ def _partitions(texts: object, npartitions: int | None) -> list[Any]:
         return [list(texts[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
     raise TypeError(
         "dedup_dask needs a list of str, a dask bag of str, a dask dataframe or series (see text_column) "
-        f"or a non-empty list of delayed partitions; got {type(texts).__name__} {texts!r:.60}"
+        f"or a non-empty list of delayed partitions; got {described(texts)}"
     )
 
 
@@ -153,14 +152,10 @@ def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> 
             records += 1
             problems += 1
         else:
-            raise TypeError(
-                f"document {position} of partition {number} is {type(item).__name__}, not str: {item!r:.60}"
-            )
+            kind = type(item).__name__
+            raise TypeError(f"document {position} of partition {number} is {kind}, not str: {shown(item)}")
     prepared = prepare(texts, settings)  # the code dedup runs on each chunk
-    assert isinstance(prepared.sets, Ragged)  # prepared with ids="sets"
-    signatures = prepared.signatures
-    if settings.bbits is not None:
-        signatures = bbit_signatures(signatures, settings.bbits)
+    signatures = settings.banded(prepared.signatures)
     keys = np.frombuffer(b"".join(prepared.keys), dtype=np.uint64).reshape(-1, 2).copy()
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     return _Signed(keys, prepared.sets, signatures, lengths, _PartitionCounts(len(texts), records, problems))
@@ -281,10 +276,7 @@ def _verify(signed: _Signed, offset: int, settings: Settings, packets: list[_Pac
             both = Ragged.join([data, signed.sets])
             scores = jaccard_of_pairs(both, np.stack([lower, higher + len(lower_ids)], axis=1))
         else:
-            left, right, b = data[lower], signed.signatures[higher], settings.bbits
-            scores = np.asarray(
-                estimate_jaccard(left, right) if b is None else estimate_jaccard_bbit(left, right, b)
-            )
+            scores = np.asarray(settings.estimate(data[lower], signed.signatures[higher]))
         kept.append(edges[scores >= settings.threshold])
     return np.concatenate(kept)
 

@@ -22,11 +22,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.pipeline import Prepared, check_documents, prepare_many
+from ..engine.pipeline import Prepared, check_documents, first_occurrences, prepare_many
 from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes
 from ..settings import Settings
 from ..support.spans import Ragged, span_positions
+from ..support.validate import shown
 from .fileformat import (
     FORMAT_VERSION,
     NORMALIZATION,
@@ -105,14 +106,6 @@ def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
         codes.append(np.repeat(np.arange(len(wanted), dtype=np.int64) * width, counts) + hits)
     query, doc = np.divmod(np.unique(np.concatenate(codes)), width)
     return np.stack([query, doc], axis=1)
-
-
-def _first_positions(keys: Sequence[bytes]) -> dict[bytes, int]:
-    """Each distinct key and where it first occurs: an exact copy is represented by its first."""
-    first: dict[bytes, int] = {}
-    for position, key in enumerate(keys):
-        first.setdefault(key, position)
-    return first
 
 
 class SavedIndex:
@@ -230,8 +223,8 @@ class SavedIndex:
         self._ids.extend(ids)
         self._id_set.update(ids)
         self._keys.extend(keys)
-        for key, position in _first_positions(keys).items():
-            self._first_by_key.setdefault(key, start + position)
+        for key, first in zip(keys, first_occurrences(keys, start).tolist()):
+            self._first_by_key.setdefault(key, first)
         self._sets, self._signatures, self._table = sets, signatures, None
 
     def _check_new_ids(self, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
@@ -242,7 +235,7 @@ class SavedIndex:
             raise ValueError(f"got {len(ids)} ids for {len(texts)} texts; give one id per text")
         for doc_id in ids:
             if not isinstance(doc_id, str) or not doc_id or "\x00" in doc_id:
-                raise ValueError(f"an id must be a non-empty str without NUL characters, got {doc_id!r:.60}")
+                raise ValueError(f"an id must be a non-empty str without NUL characters, got {shown(doc_id)}")
         first: dict[str, int] = {}
         repeated = [doc_id for n, doc_id in enumerate(ids) if first.setdefault(doc_id, n) != n]
         known = [i for i in ids if i in self._id_set]
@@ -268,8 +261,9 @@ class SavedIndex:
         n, queries = len(self), _band_keys(batch.signatures, self.settings)
         pairs = [_sharing_a_band(self._index_table(), queries)]
         if within_batch:
-            first = _first_positions(batch.keys)
-            firsts = np.array([j for key, j in first.items() if key not in self._first_by_key], np.int64)
+            group = first_occurrences(batch.keys)
+            firsts = np.flatnonzero(group == np.arange(len(group)))
+            firsts = firsts[[batch.keys[j] not in self._first_by_key for j in firsts.tolist()]]
             earlier = _sharing_a_band(_band_table(queries[firsts], firsts), queries)
             pairs.append(earlier[earlier[:, 1] < earlier[:, 0]] + [0, n])
         return np.concatenate(pairs)
