@@ -17,7 +17,17 @@ import numpy as np
 
 from .support.validate import non_negative_int
 
-__all__ = ["EDIT_KINDS", "Corpus", "make_corpus", "make_article", "apply_edit", "replace_words", "vocabulary"]
+__all__ = [
+    "EDIT_KINDS",
+    "Corpus",
+    "make_corpus",
+    "make_article",
+    "apply_edit",
+    "replace_words",
+    "near_copies",
+    "shared_template",
+    "vocabulary",
+]
 
 #: The ways :func:`make_corpus` can change a copy of an article.
 EDIT_KINDS = (
@@ -147,6 +157,40 @@ def make_article(seed: int, n_words: int = 300, vocabulary_size: int = 6000, zip
     if n_words < 1:
         raise ValueError(f"n_words must be >= 1, got {n_words}")
     return _articles(np.random.default_rng([seed, 0]), 1, n_words, vocabulary_size, zipf)[0]
+
+
+def near_copies(n: int, replaced: int = 1, n_words: int = 60, seed: int = 0) -> list[str]:
+    """One story syndicated ``n`` times: copies of one article of ``n_words`` words, each with
+    ``replaced`` of its words replaced (its own choice), so every copy is a near-duplicate of all.
+
+    >>> docs = near_copies(3, replaced=1, n_words=20, seed=1)
+    >>> len(docs), len(set(docs))
+    (3, 3)
+    """
+    article = make_article(seed, n_words)
+    return [replace_words(article, replaced, seed=seed * n + i) for i in range(non_negative_int(n, "n"))]
+
+
+def shared_template(n: int, template_words: int = 140, own_words: int = 40, seed: int = 0) -> list[str]:
+    """``n`` pages built on one template (a cookie banner, a spam template): the template's words
+    cut into seven pieces, with six runs of the page's own words between them. No two pages are
+    near-duplicates, yet they share most of their shingles.
+
+    >>> pages = shared_template(2, template_words=14, own_words=6, seed=3)
+    >>> len(pages[0].split()) == len(pages[1].split()) == 20, pages[0] != pages[1]
+    (True, True)
+    """
+    template = _split(make_article(seed, template_words))[1].split()
+    cuts = np.linspace(0, len(template), 8).astype(int)
+    pages = []
+    for i in range(non_negative_int(n, "n")):
+        own = _split(make_article(seed * n + i + 1, own_words))[1].split()
+        runs = np.array_split(np.array(own, dtype=object), 6)
+        words = list(template[cuts[0] : cuts[1]])
+        for run, start, stop in zip(runs, cuts[1:-1], cuts[2:]):
+            words += [*run, *template[start:stop]]
+        pages.append(" ".join(words))
+    return pages
 
 
 def _split(text: str) -> tuple[str, str]:

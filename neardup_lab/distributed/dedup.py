@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..clusters import choose_keepers
-from ..engine.banding import candidate_pair_array
+from ..engine.banding import band_groups, pairs_to_check
 from ..engine.components import clusters_from_pair_array, pair_tuples
 from ..engine.pipeline import DedupResult, check_documents, prepare
 from ..engine.verify import jaccard_of_pairs
@@ -227,12 +227,15 @@ def _band_rows(
 
 
 def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Routed:
-    """Candidate edges (equal values in a band), routed to their lower ids."""
+    """Candidate edges (equal values in a band), routed to their lower ids; a bucket of more than
+    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents gives only the pairs with its first
+    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS` members, as in dedup."""
     band, values, doc = gather(pieces)
     found = [_NO_EDGES]
     for b in np.unique(band):
-        members = band == b
-        local = candidate_pair_array(values[members], 1, rows)  # the grouping dedup uses
+        members = np.flatnonzero(band == b)
+        (groups,) = band_groups(values[members], 1, rows)  # the grouping dedup uses
+        local, _ = pairs_to_check(groups.shared(), limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)
         found.append(np.sort(doc[members][local], axis=1))
     edges = np.unique(np.concatenate(found), axis=0)
     return route(edges, home(offsets, edges[:, 0]), len(offsets) - 1)

@@ -11,10 +11,17 @@ import numpy as np
 
 from ..lsh import band_hashes, check_signature_matrix
 from ..support import limits
-from ..support.spans import span_positions
+from ..support.spans import chunk_bounds, span_positions
 from .workers import ordered_map
 
-__all__ = ["BandGroups", "band_groups", "pairs_in_groups", "candidate_pair_array"]
+__all__ = [
+    "BandGroups",
+    "band_groups",
+    "pairs_in_groups",
+    "group_blocks",
+    "pairs_to_check",
+    "candidate_pair_array",
+]
 
 
 class BandGroups(NamedTuple):
@@ -39,7 +46,8 @@ class BandGroups(NamedTuple):
         [2, 7]
         """
         sizes = self.sizes()
-        starts = np.r_[0, np.cumsum(sizes[wanted])[:-1]].astype(np.int64)
+        chosen = sizes[wanted]
+        starts = (np.cumsum(chosen) - chosen).astype(np.int64)
         return BandGroups(self.order[np.repeat(wanted, sizes.astype(np.intp, copy=False))], starts)
 
     def shared(self) -> BandGroups:
@@ -104,6 +112,52 @@ def pairs_in_groups(groups: BandGroups) -> np.ndarray:
     left = np.repeat(np.arange(n), partners)
     a, b = order[left], order[span_positions(np.arange(n) + 1, partners)]
     return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64)
+
+
+def group_blocks(groups: BandGroups, most_pairs: int) -> Iterator[BandGroups]:
+    """Consecutive runs of ``groups`` whose pairs add up to at most ``most_pairs`` (a group with
+    more pairs alone), so that the pairs of one run fit a memory budget.
+
+    >>> groups = BandGroups(np.arange(7), np.array([0, 2, 4]))  # sizes 2, 2 and 3: 1, 1, 3 pairs
+    >>> [g.starts.tolist() for g in group_blocks(groups, 2)]
+    [[0, 2], [0]]
+    """
+    sizes = groups.sizes()
+    bounds = chunk_bounds(sizes * (sizes - 1) // 2, most_pairs, len(sizes))
+    for first, stop in bounds:
+        at = int(groups.starts[first])
+        end = int(groups.starts[stop]) if stop < len(sizes) else len(groups.order)
+        yield BandGroups(groups.order[at:end], groups.starts[first:stop] - at)
+
+
+def pairs_to_check(groups: BandGroups, most: int, anchors: int) -> tuple[np.ndarray, BandGroups]:
+    """The pairs within ``groups`` that verification checks, and the groups it caps.
+
+    A group of at most ``most`` documents gives all its pairs (:func:`pairs_in_groups`). A
+    bigger one is capped: each member is paired with the group's first ``anchors`` members (its
+    earliest documents), and they with each other, so its work grows with its size, not its
+    square.
+    The capped groups come back too, to count what was left unchecked.
+
+    >>> groups = BandGroups(np.arange(10, 17), np.array([0, 2]))  # a pair and a group of five
+    >>> pairs, capped = pairs_to_check(groups, most=3, anchors=2)
+    >>> pairs.tolist()  # 12 and 13 are the anchors: 14, 15 and 16 are never paired together
+    [[10, 11], [12, 13], [12, 14], [12, 15], [12, 16], [13, 14], [13, 15], [13, 16]]
+    >>> capped.order.tolist()
+    [12, 13, 14, 15, 16]
+    """
+    big = groups.sizes() > most
+    capped = groups.keep(big)
+    found = [pairs_in_groups(groups.keep(~big))]
+    for at, size in zip(capped.starts.tolist(), capped.sizes().tolist()):
+        members = capped.order[at : at + size]
+        chosen = members[:anchors]
+        found.append(pairs_in_groups(BandGroups(chosen, np.zeros(1, dtype=np.int64))))
+        for anchor in chosen.tolist():
+            others = members[members != anchor]
+            found.append(np.stack([np.minimum(others, anchor), np.maximum(others, anchor)], axis=1))
+    pairs = np.concatenate(found).astype(np.int64, copy=False)
+    return np.unique(pairs, axis=0) if len(capped.starts) else pairs, capped
 
 
 def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:

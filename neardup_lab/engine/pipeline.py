@@ -434,22 +434,26 @@ def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
 
 
 def candidates_warning(result: DedupResult) -> str | None:
-    """What to say, with the remedy, when more than
-    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` candidate pairs per document were
-    checked (shared boilerplate makes the time grow with the square of the corpus); else None.
+    """What to say, with the remedy, when the bands propose more than
+    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` pairs per document and most pairs
+    checked (nine in ten) fail verification: documents share text that is not theirs (a template, menus,
+    licences), and the pairs grow with the square of the corpus; else None.
 
     >>> candidates_warning(dedup(["rain today in the city", "sun"], k=1)) is None
     True
     """
     stats = result.stats.get("candidates", {})
-    per_document = stats.get("per_document", 0.0)
-    if per_document <= limits.CANDIDATES_PER_DOCUMENT:
+    n = max(result.stats.get("exact", {}).get("documents", 0), 1)
+    proposed, checked = stats.get("proposed", 0), stats.get("pairs", 0)
+    verified = result.stats.get("verified", {}).get("pairs", 0)
+    if proposed / n <= limits.CANDIDATES_PER_DOCUMENT or verified * 10 >= checked:
         return None
     return (
-        f"{int(stats['pairs'])} candidate pairs were checked, {per_document:.0f} per document: many "
-        "documents share text that is not theirs (boilerplate such as menus or licences), and the "
-        "time grows with the square of their number; ignore shingles most documents share with "
-        "max_df=0.5 (--max-df 0.5), or raise the threshold"
+        f"the bands proposed {int(proposed)} candidate pairs, {proposed / n:.0f} per document, and "
+        f"{int(checked - verified)} of the {int(checked)} checked were not near-duplicates: many "
+        "documents share text that is not theirs (a template, menus, licences), and the pairs grow "
+        "with the square of their number; ignore shingles most documents share with max_df=0.5 "
+        "(--max-df 0.5), or raise the threshold"
     )
 
 
@@ -573,7 +577,13 @@ def dedup(
     counts: dict[str, dict[str, float]] = {  # the stages in the order they are taught
         "exact": {"documents": n, "unique": len(reps), "copies": len(copies)},
         "signatures": {"signed": n},
-        "candidates": {"pairs": found.checked, "per_document": found.checked / max(n, 1)},
+        "candidates": {
+            "pairs": found.checked,
+            "per_document": found.checked / max(n, 1),
+            "proposed": found.proposed,
+            "capped_buckets": found.capped,
+            "not_checked": found.unchecked,
+        },
         "verified": {"pairs": len(verified)},
         "clusters": {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)},
     }

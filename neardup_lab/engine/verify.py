@@ -10,8 +10,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..support import limits
 from ..support.spans import Ragged, span_positions
-from .banding import BandGroups, pairs_in_groups
+from .banding import BandGroups, group_blocks, pairs_to_check
 from .components import join_roots, roots
 
 __all__ = ["pack_id_sets", "jaccard_of_pairs", "Verified", "verified_edges"]
@@ -84,10 +85,16 @@ def jaccard_of_pairs(sets: Ragged, pairs: np.ndarray) -> np.ndarray:
 
 
 class Verified(NamedTuple):
-    """What :func:`verified_edges` found: the pairs kept and how many it checked."""
+    """What :func:`verified_edges` found: the pairs kept, how many pairs it checked, how many the
+    bands proposed (all pairs of every group, counted, not built), how many groups it capped, and
+    how many pairs of capped groups it left unchecked while their documents were apart (a pair
+    counts once per band that proposed it)."""
 
     edges: np.ndarray
     checked: int
+    proposed: int = 0
+    capped: int = 0
+    unchecked: int = 0
 
 
 def verified_edges(
@@ -101,29 +108,78 @@ def verified_edges(
     ``joined`` (exact copies) or kept pairs, and pairs rejected once: the clusters of checking
     every candidate, at a fraction of the checks.
 
+    Memory and work stay bounded whatever a group's size: groups are taken in blocks of at most
+    :data:`~neardup_lab.support.limits.PAIR_BLOCK` pairs, and a group of more than
+    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents is checked against
+    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS` anchors only
+    (:func:`~neardup_lab.engine.banding.pairs_to_check`). Every pair kept was checked.
+
     >>> from neardup_lab.engine.banding import band_groups
     >>> sigs = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2]], dtype=np.uint32)
     >>> found = verified_edges(4, band_groups(sigs, 2, 2), lambda pairs: pairs[:, 1] < 3)
-    >>> found.edges.tolist(), found.checked  # the second band's group is joined already
-    ([[0, 1], [0, 2], [1, 2]], 3)
+    >>> found.edges.tolist(), found.checked, found.proposed  # the second band's group is joined already
+    ([[0, 1], [0, 2], [1, 2]], 3, 6)
     """
     parent = np.arange(n, dtype=np.int64)
     join_roots(parent, np.empty((0, 2), dtype=np.int64) if joined is None else joined)
-    kept, rejected, checked = [np.empty((0, 2), dtype=np.int64)], np.empty(0, dtype=np.int64), 0
+    kept, rejected = [np.empty((0, 2), dtype=np.int64)], _SortedCodes()
+    checked = proposed = capped = unchecked = 0
     for band in groups:
-        for pairs in _steps(pairs_in_groups(_unjoined(band, parent)), 64):
-            pairs = pairs[roots(parent, pairs[:, 0]) != roots(parent, pairs[:, 1])]
-            codes = pairs[:, 0] * n + pairs[:, 1]
-            fresh = _not_in_sorted(codes, rejected)
-            pairs, codes = pairs[fresh], codes[fresh]
-            if not len(pairs):
+        sizes = band.sizes()
+        proposed += int((sizes * (sizes - 1) // 2).sum())
+        for block in group_blocks(band, limits.PAIR_BLOCK):
+            block = _unjoined(block, parent)  # groups joined by earlier blocks cost nothing
+            if not len(block.starts):
                 continue
-            checked += len(pairs)
-            good = np.asarray(keep(pairs), dtype=bool)
-            join_roots(parent, pairs[good])
-            kept.append(pairs[good])
-            rejected = np.sort(np.concatenate([rejected, codes[~good]]))  # none of these was in it
-    return Verified(np.concatenate(kept), checked)
+            pairs, big = pairs_to_check(block, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)
+            for step in _steps(pairs, 64):
+                step = step[roots(parent, step[:, 0]) != roots(parent, step[:, 1])]
+                codes = step[:, 0] * n + step[:, 1]
+                fresh = rejected.missing(codes)
+                step, codes = step[fresh], codes[fresh]
+                if not len(step):
+                    continue
+                checked += len(step)
+                good = np.asarray(keep(step), dtype=bool)
+                join_roots(parent, step[good])
+                kept.append(step[good])
+                rejected.add(codes[~good])
+            if len(big.starts):
+                capped += len(big.starts)
+                looked = pairs[np.isin(pairs[:, 0], big.order)]
+                looked_apart = np.count_nonzero(roots(parent, looked[:, 0]) != roots(parent, looked[:, 1]))
+                unchecked += _pairs_apart(parent, big) - int(looked_apart)
+    return Verified(np.concatenate(kept), checked, proposed, capped, unchecked)
+
+
+def _pairs_apart(parent: np.ndarray, groups: BandGroups) -> int:
+    """How many pairs within ``groups`` join documents of two different clusters."""
+    member_roots = roots(parent, groups.order)
+    group_of = np.repeat(np.arange(len(groups.starts)), groups.sizes().astype(np.intp, copy=False))
+    _, together = np.unique(np.stack([group_of, member_roots], axis=1), axis=0, return_counts=True)
+    sizes = groups.sizes()
+    return int((sizes * (sizes - 1) // 2).sum() - (together * (together - 1) // 2).sum())
+
+
+class _SortedCodes:
+    """A growing set of int64 codes held as a few sorted arrays, each more than twice as long as
+    the next: adding a code costs O(log) amortised, and a lookup searches each array (re-sorting
+    one array on every addition made checking a million pairs quadratic)."""
+
+    def __init__(self) -> None:
+        self.levels: list[np.ndarray] = []
+
+    def add(self, codes: np.ndarray) -> None:
+        level = np.sort(codes)
+        while self.levels and len(self.levels[-1]) <= 2 * len(level):
+            level = np.sort(np.concatenate([self.levels.pop(), level]), kind="stable")
+        self.levels.append(level)
+
+    def missing(self, codes: np.ndarray) -> np.ndarray:
+        out = np.ones(len(codes), dtype=bool)
+        for level in self.levels:
+            out &= _not_in_sorted(codes, level)
+        return out
 
 
 def _not_in_sorted(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:

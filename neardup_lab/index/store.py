@@ -26,6 +26,7 @@ from ..engine.pipeline import Prepared, check_documents, first_occurrences, prep
 from ..engine.verify import jaccard_of_pairs
 from ..lsh import band_hashes
 from ..settings import Settings
+from ..support import limits
 from ..support.spans import Ragged, span_positions
 from ..support.validate import shown
 from .fileformat import (
@@ -94,18 +95,37 @@ def _band_table(keys: np.ndarray, docs: np.ndarray) -> _BandTable:
     return _BandTable(np.take_along_axis(keys, order, axis=0).T, docs[order].T)
 
 
-def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> np.ndarray:
+class _Shared(NamedTuple):
+    """Pairs ``(query, doc)`` sharing a band, and what the bucket budget left out."""
+
+    pairs: np.ndarray
+    capped: int  # lookups that met a bucket of more than limits.BUCKET_SIZE documents
+    not_checked: int  # entries of those buckets beyond their first limits.BUCKET_ANCHORS
+
+
+def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> _Shared:
     """Every ``(query, doc)`` sharing a band key, once (equal keys mean equal bands but for a 2**-64
-    chance, and every pair is verified anyway)."""
+    chance, and every pair is verified anyway); in a bucket of more than
+    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents, only its first (earliest)
+    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS`, as dedup caps a bucket. Queries go
+    :data:`~neardup_lab.support.limits.QUERY_BATCH` at a time, so memory stays bounded."""
     width = int(table.docs.max(initial=0)) + 1
-    codes = [np.empty(0, dtype=np.int64)]  # query * width + doc: one sortable int per pair
-    for band_keys, band_docs, wanted in zip(table.keys, table.docs, queries.T):
-        lo = np.searchsorted(band_keys, wanted, side="left")
-        counts = np.searchsorted(band_keys, wanted, side="right") - lo
-        hits = band_docs[span_positions(lo, counts)]
-        codes.append(np.repeat(np.arange(len(wanted), dtype=np.int64) * width, counts) + hits)
-    query, doc = np.divmod(np.unique(np.concatenate(codes)), width)
-    return np.stack([query, doc], axis=1)
+    found, capped, not_checked = [np.empty((0, 2), dtype=np.int64)], 0, 0
+    for first in range(0, len(queries), limits.QUERY_BATCH):
+        codes = [np.empty(0, dtype=np.int64)]  # query * width + doc: one sortable int per pair
+        batch = queries[first : first + limits.QUERY_BATCH]
+        for band_keys, band_docs, wanted in zip(table.keys, table.docs, batch.T):
+            lo = np.searchsorted(band_keys, wanted, side="left")
+            counts = np.searchsorted(band_keys, wanted, side="right") - lo
+            big = counts > limits.BUCKET_SIZE
+            capped += int(big.sum())
+            not_checked += int((counts[big] - limits.BUCKET_ANCHORS).sum())
+            counts[big] = limits.BUCKET_ANCHORS
+            hits = band_docs[span_positions(lo, counts)]
+            codes.append(np.repeat(np.arange(len(wanted), dtype=np.int64) * width, counts) + hits)
+        query, doc = np.divmod(np.unique(np.concatenate(codes)), width)
+        found.append(np.stack([query + first, doc], axis=1))
+    return _Shared(np.concatenate(found), capped, not_checked)
 
 
 class SavedIndex:
@@ -133,6 +153,9 @@ class SavedIndex:
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None
         self._files: dict[FileIdentity, str] = {}  # input files added, and the name each was added by
+        #: Since this object was made: lookups that met a bucket of more than limits.BUCKET_SIZE
+        #: documents, and the entries of those buckets left unchecked (beyond their first anchors).
+        self.capped = self.not_checked = 0
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -259,14 +282,17 @@ class SavedIndex:
         """Pairs ``(batch document, index + batch document)`` sharing a band. Only representatives are
         compared with (copies would find the same candidates, and make buckets huge)."""
         n, queries = len(self), _band_keys(batch.signatures, self.settings)
-        pairs = [_sharing_a_band(self._index_table(), queries)]
+        shared = [_sharing_a_band(self._index_table(), queries)]
         if within_batch:
             group = first_occurrences(batch.keys)
             firsts = np.flatnonzero(group == np.arange(len(group)))
             firsts = firsts[[batch.keys[j] not in self._first_by_key for j in firsts.tolist()]]
-            earlier = _sharing_a_band(_band_table(queries[firsts], firsts), queries)
-            pairs.append(earlier[earlier[:, 1] < earlier[:, 0]] + [0, n])
-        return np.concatenate(pairs)
+            shared.append(_sharing_a_band(_band_table(queries[firsts], firsts), queries))
+            pairs = shared[-1].pairs
+            shared[-1] = shared[-1]._replace(pairs=pairs[pairs[:, 1] < pairs[:, 0]] + [0, n])
+        self.capped += sum(s.capped for s in shared)
+        self.not_checked += sum(s.not_checked for s in shared)
+        return np.concatenate([s.pairs for s in shared])
 
     def _matches(self, batch: Prepared, ids: list[str] | None, sets: Ragged) -> list[list[Match]]:
         """Each batch document's verified matches, best first; ``sets``: the index's id sets, then the

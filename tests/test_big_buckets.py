@@ -1,0 +1,96 @@
+"""Big buckets: one story copied thousands of times, a template on every page.
+
+A bucket (the documents of one band group) of more than ``limits.BUCKET_SIZE`` documents is
+checked against its first ``limits.BUCKET_ANCHORS`` members only; the tests shrink the budget
+so that small corpora meet it, and check what the budget keeps: every joined pair verified,
+the counts of what was left out, and the answer of checking every pair below the budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from neardup_lab import dedup, jaccard, word_shingles
+from neardup_lab.corpus import near_copies, shared_template
+from neardup_lab.engine.banding import BandGroups, pairs_to_check
+from neardup_lab.engine.pipeline import candidates_warning
+from neardup_lab.index.store import SavedIndex
+from neardup_lab.reference import reference_dedup
+from neardup_lab.settings import Settings
+from neardup_lab.support import limits
+
+
+def test_small_groups_give_every_pair_and_big_ones_their_anchors():
+    sizes = [2, 3, 7, 1, 12]
+    order = np.random.default_rng(3).permutation(sum(sizes))
+    groups = BandGroups(order, np.cumsum([0, *sizes[:-1]]))
+    pairs, capped = pairs_to_check(groups, most=5, anchors=3)
+    found = set(map(tuple, pairs.tolist()))
+    starts = np.cumsum([0, *sizes[:-1]]).tolist()
+    for start, size in zip(starts, sizes):
+        members = order[start : start + size].tolist()
+        every = {tuple(sorted(p)) for p in itertools.combinations(members, 2)}
+        if size <= 5:
+            assert every <= found
+        else:  # each member with the first three, and those three with each other
+            wanted = {tuple(sorted((m, a))) for a in members[:3] for m in members if m != a}
+            assert wanted <= found and not (every - wanted) & found
+    assert capped.sizes().tolist() == [7, 12]
+    assert len(pairs) == 1 + 3 + (3 + 3 * 4) + (3 + 3 * 9)
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    monkeypatch.setattr(limits, "BUCKET_SIZE", 20)
+    monkeypatch.setattr(limits, "BUCKET_ANCHORS", 4)
+
+
+def test_a_capped_run_joins_only_verified_pairs_and_counts_what_it_left(small_budget):
+    docs = near_copies(400, replaced=1, seed=5)
+    result = dedup(docs, threshold=0.8)
+    shingles = [word_shingles(d) for d in docs]
+    assert all(jaccard(shingles[a], shingles[b]) >= 0.8 for a, b in result.pairs)
+    joined = {d for pair in result.pairs + result.copies for d in pair}
+    removed = set(range(len(docs))) - set(result.keepers)
+    assert removed <= joined  # nothing is removed without a partner
+    stats = result.stats["candidates"]
+    assert stats["capped_buckets"] > 0 and stats["not_checked"] > 0
+    assert stats["pairs"] < stats["proposed"]
+
+
+def test_below_the_budget_the_answer_is_the_reference(small_budget):
+    docs = near_copies(15, replaced=2, seed=2) + near_copies(12, replaced=1, seed=9)
+    result = dedup(docs, threshold=0.7)
+    expected = reference_dedup(docs, Settings(threshold=0.7))
+    assert result.stats["candidates"]["capped_buckets"] == 0
+    assert (result.clusters, result.keepers) == (expected.clusters, expected.keepers)
+
+
+def test_the_work_grows_with_the_corpus_not_its_square():
+    small, large = (dedup(near_copies(n, replaced=1, seed=1)) for n in (1000, 4000))
+    per_doc = [r.stats["candidates"]["pairs"] / r.stats["exact"]["documents"] for r in (small, large)]
+    assert per_doc[1] < 3 * per_doc[0]  # all pairs: four times as many per document
+    assert large.stats["candidates"]["proposed"] > 10 * small.stats["candidates"]["proposed"]
+
+
+def test_a_shared_template_is_warned_about_with_its_remedy():
+    result = dedup(shared_template(1000, seed=4))
+    warning = candidates_warning(result)
+    assert warning is not None and "max_df" in warning
+    assert result.stats["verified"]["pairs"] == 0
+    assert candidates_warning(dedup(near_copies(1000, replaced=1, seed=4))) is None
+
+
+def test_the_saved_index_caps_its_lookups_too(small_budget):
+    docs = near_copies(300, replaced=1, seed=8)
+    index = SavedIndex(Settings(threshold=0.8))
+    found = index.add([str(i) for i in range(len(docs))], docs)
+    assert index.capped > 0 and index.not_checked > 0
+    shingles = [word_shingles(d) for d in docs]
+    for doc, matches in enumerate(found):
+        for match in matches:
+            assert jaccard(shingles[doc], shingles[int(match.id)]) >= 0.8
+    assert sum(1 for m in found if m) > 250
