@@ -166,7 +166,8 @@ def main() -> None:
     from neardup_lab import brute_force_pairs, word_shingles
 
     print(machine_line(), flush=True)
-    header = "| corpus | documents | system | seconds | MB | proposed | checked | verified | clusters | capped buckets | not checked | recall | no partner |"
+    columns = "corpus, documents, system, seconds, MB, proposed, checked, verified, clusters, capped buckets"
+    header = "| " + " | ".join([*columns.split(", "), "not checked", "recall", "no partner"]) + " |"
     rows = [header, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     with tempfile.TemporaryDirectory() as tmp:
         for spec in args.corpora:
