@@ -33,13 +33,18 @@ __all__ = ["run_dedup", "run_index", "run_info"]
 _READ_OPTIONS = ("field", "column", "encoding", "max_bytes", "delimiter", "id_field", "id_column")
 
 
-def _read(args: argparse.Namespace, console: Console) -> tuple[ReadReport, float]:
-    """Read the inputs, refuse an output among the files read, and report what was skipped."""
+def _read(args: argparse.Namespace, console: Console, kind: str | None) -> tuple[ReadReport, float]:
+    """Read the inputs, refuse an output among the files read, and report what was skipped.
+
+    With records to copy (of ``kind``), each record read is fingerprinted, to be checked whole when
+    it is read again.
+    """
     started = time.perf_counter()
     bar = console.progress()
     options = {name: getattr(args, name) for name in _READ_OPTIONS}
     progress = (lambda items: bar(items, desc="reading", unit="record")) if bar else None
-    report = read_inputs(args.inputs, fmt=args.format, progress=progress, **options)
+    whole = kind not in (None, "txt")
+    report = read_inputs(args.inputs, fmt=args.format, progress=progress, fingerprints=whole, **options)
     seconds = time.perf_counter() - started
     outputs.check_not_read(args, report.input_files)
     warn_skipped(console, report, args.problems)
@@ -132,7 +137,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     with _run_by(console):
         fmt = outputs.check_outputs(args)
         kind = outputs.records_format(args)
-        report, read_seconds = _read(args, console)
+        report, read_seconds = _read(args, console, kind)
         settings = args.settings
         _explain(args, console, settings)
         texts, ids = [d.text for d in report.documents], [d.id for d in report.documents]
@@ -184,7 +189,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
         else:  # the options given are checks: each must equal the index's setting
             index = SavedIndex.open(args.index, expect=given_settings(args))
         before = len(index)
-        report, read_seconds = _read(args, console)
+        report, read_seconds = _read(args, console, kind)
         _explain(args, console, index.settings, stored=args.action != "build")
         started = time.perf_counter()
         texts = [d.text for d in report.documents]

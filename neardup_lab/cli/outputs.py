@@ -22,31 +22,29 @@ import os
 import re
 import signal
 import stat
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .. import limits
 from ..engine.pipeline import DedupResult
 from ..index.fileformat import LOCK_NAME, META_NAME, create_temporary_file, sync_folder
 from ..index.store import Match
 from ..readers import (
     FORMATS,
     Document,
+    InputChanged,
     Problem,
+    ReadOptions,
     ReadReport,
     compression_of,
     csv_delimiter,
-    csv_rows,
     detect_format,
-    jsonl_lines,
-    open_input,
     optional_module,
-    record_value,
+    record_layout,
+    records_again,
 )
-from ..readers.files import inner_suffix, read_errors
+from ..readers.files import inner_suffix
 from .console import posix
 
 __all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]
@@ -489,105 +487,6 @@ def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes]]:
             yield packed
 
 
-_AGAIN = "nothing was written, run again"
-
-
-def _changed(source: str, what: str) -> UsageError:
-    return UsageError(f"{source} changed while this run read it ({what}); {_AGAIN}")
-
-
-def _check_all_found(source: str, left: set[int], unit: str) -> None:
-    """Refuse a copy that did not find every wanted record: the input was cut short or rewritten."""
-    if left:
-        more = f" and {len(left) - 1} more" if len(left) > 1 else ""
-        raise _changed(source, f"{unit} {min(left)}{more} read before cannot be found again")
-
-
-def _unreadable(source: str, err: BaseException) -> UsageError:
-    return UsageError(f"{source} cannot be read again to copy its records ({err}); {_AGAIN}")
-
-
-def _read_again(path: str, items: Callable[[IO[bytes]], Iterator[Any]]) -> Iterator[Any]:
-    """``items(f)`` of the input ``path`` opened again; a damaged or vanished file is a clear error.
-
-    Only reading is guarded: the caller writes between the items, outside of it.
-    """
-    arrow = sys.modules.get("pyarrow")
-    errors = (OSError, ValueError, *read_errors(), *((arrow.ArrowException,) if arrow else ()))
-    try:
-        f, _ = open_input(path)
-    except errors as err:
-        raise _unreadable(posix(path), err) from None
-    with f:
-        found = items(f)
-        while True:
-            try:
-                item = next(found)
-            except StopIteration:
-                return
-            except errors as err:
-                raise _unreadable(posix(path), err) from None
-            yield item
-
-
-def _mixed(kind: str, first: str, other: str, what: str) -> UsageError:
-    return UsageError(
-        f"the {kind} inputs {posix(first)} and {posix(other)} have different {what}, so their rows "
-        "cannot go to one file; deduplicate them in separate runs"
-    )
-
-
-#: The documents of each input file, by line (or row).
-_Grouped = dict[str, dict[int, Document]]
-
-
-def _copy_jsonl(out: IO[bytes], path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
-    left = set(wanted)
-    for number, raw in _read_again(path, lambda f: jsonl_lines(f, args.max_bytes)):
-        doc = wanted.get(number)
-        if doc is None:
-            continue
-        try:
-            record = json.loads(raw.decode(args.encoding)) if raw is not None else None
-            same = record is not None and record_value(record, args.field) == doc.text
-        except (ValueError, TypeError, RecursionError):  # TypeError: no longer an object
-            same = False
-        if not same:
-            raise _changed(doc.source, f"line {number} is not what was read")
-        out.write(raw if raw.endswith(b"\n") else raw + b"\n")
-        left.discard(number)
-        if not left:  # stop before any damage further on, which the first read reported
-            return
-    _check_all_found(posix(path), left, "line")
-
-
-def _csv_header(path: str, args: argparse.Namespace) -> list[str] | None:
-    """The header of a CSV input, or None when it has none that can be read."""
-    rows = csv_rows(path, args.encoding, args.max_bytes, args.delimiter)
-    first = next((item for item in rows if item is not None), None)
-    rows.close()
-    return first[1] if isinstance(first, tuple) else None
-
-
-def _copy_csv(rows: CsvRows, path: str, wanted: dict[int, Document], args: argparse.Namespace) -> None:
-    left = set(wanted)
-    found = csv_rows(path, args.encoding, args.max_bytes, args.delimiter)
-    header: list[str] = next((item[1] for item in found if isinstance(item, tuple)), [])
-    for item in found:
-        doc = wanted.get(item[0]) if isinstance(item, tuple) else None
-        if doc is None:
-            continue
-        start, row = item
-        if args.column not in header or row[header.index(args.column)] != doc.text:
-            raise _changed(doc.source, f"line {start} is not what was read")
-        rows.writerow(row)
-        left.discard(start)
-        if not left:
-            found.close()
-            return
-    _check_all_found(posix(path), left, "line")
-
-
 def output_delimiter(out: str, read_with: str) -> str:
     r"""The delimiter of CSV output ``out``: a tab for a ``.tsv`` name, never a tab for a ``.csv``
     one (a comma then), else ``read_with``, the inputs' own.
@@ -601,80 +500,54 @@ def output_delimiter(out: str, read_with: str) -> str:
     return "," if suffix == ".csv" and read_with == "\t" else read_with
 
 
-def _write_csv(
-    raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argparse.Namespace, out: str
-) -> None:
-    sources = report.sources
-    paths = [sources[s].path for s in grouped]
-    if not paths:  # no row to write: the header of the first input that has one
-        header = next(filter(None, (_csv_header(s.path, args) for s in sources.values())), None)
-        paths = [next(iter(sources.values())).path]
-    else:
-        header = _csv_header(paths[0], args)
-    for path in paths[1:]:
-        if _csv_header(path, args) != header:
-            raise _mixed("CSV", paths[0], path, "headers")
-    if header is None:
-        return
-    text = io.TextIOWrapper(raw, encoding=args.encoding, errors="surrogateescape", newline="")
-    rows = CsvRows(text, delimiter=output_delimiter(out, csv_delimiter(paths[0], args.delimiter)))
-    rows.writerow(header)
-    for source, wanted in grouped.items():
-        _copy_csv(rows, sources[source].path, wanted, args)
-    text.flush()
-    text.detach()  # the caller closes the file under it
-
-
-def _parquet_schema(path: str, pq: Any) -> Any:
-    """The Arrow schema of a Parquet input, or None when it cannot be read."""
-    try:
-        f, _ = open_input(path)
-        with f:
-            return pq.ParquetFile(f).schema_arrow
-    except (OSError, ValueError, sys.modules["pyarrow"].ArrowException):
+def _layout(kind: str, paths: list[str], report: ReadReport) -> Any:
+    """The CSV header or Parquet schema of the inputs ``paths`` the records come from (None for
+    JSONL); without any, the first an input has. Inputs whose layouts differ are refused."""
+    if kind == "jsonl":
         return None
+    if not paths:  # no record to write: the layout of the first input that has one
+        found = (record_layout(kind, s.path, report.options) for s in report.sources.values())
+        return next((layout for layout in found if layout is not None), None)
+    what, first = "header" if kind == "csv" else "schema", None
+    for path in paths:  # one file open at a time: a run may name thousands of shards
+        layout = record_layout(kind, path, report.options)
+        if layout is None:
+            changed = f"{posix(path)} changed while this run read it"
+            raise InputChanged(f"{changed} (its {what} cannot be read again)")
+        if first is None:
+            first = layout
+        elif layout != first:
+            inputs = f"the {'CSV' if kind == 'csv' else 'Parquet'} inputs {posix(paths[0])} and {posix(path)}"
+            raise UsageError(
+                f"{inputs} have different {what}s, so their rows cannot go to one file; "
+                "deduplicate them in separate runs"
+            )
+    return first
 
 
-def _write_parquet(raw: IO[bytes], grouped: _Grouped, report: ReadReport, args: argparse.Namespace) -> None:
-    sources = report.sources
-    pa = optional_module("pyarrow", "pyarrow", "writing Parquet files")
-    pq = optional_module("pyarrow.parquet", "pyarrow", "writing Parquet files")
-    paths = [sources[s].path for s in grouped]
-    if not paths:  # no row to write: the schema of the first input that can be read
-        paths = [next((s.path for s in sources.values() if _parquet_schema(s.path, pq) is not None), "")]
-    schema = _parquet_schema(paths[0], pq) if paths[0] else None
-    if schema is None:
-        raise UsageError("no input can be read as Parquet, so there is no schema for the records written")
-    for path in paths[1:]:  # one file open at a time: a run may name thousands of shards
-        other = _parquet_schema(path, pq)
-        if other is None:
-            raise _changed(posix(path), "its schema cannot be read again")
-        if not schema.equals(other):
-            raise _mixed("Parquet", paths[0], path, "schemas")
-    with pq.ParquetWriter(raw, schema) as writer:
-        for source, wanted in grouped.items():
-            _copy_parquet(writer, sources[source].path, wanted, args.column, pa)
-
-
-def _copy_parquet(writer: Any, path: str, wanted: dict[int, Document], column: str, pa: Any) -> None:
-    pq = sys.modules["pyarrow.parquet"]
-    left, first = set(wanted), 1  # first: row number of the batch's first row
-    batches = _read_again(path, lambda f: pq.ParquetFile(f).iter_batches(limits.PARQUET_BATCH_ROWS))
-    for batch in batches:
-        rows = [r for r in range(first, first + batch.num_rows) if r in wanted]
-        if rows:
-            chosen = batch.take(pa.array([r - first for r in rows]))
-            texts = chosen.column(chosen.schema.get_field_index(column)).to_pylist()
-            for row, text in zip(rows, texts):
-                if text != wanted[row].text:
-                    raise _changed(wanted[row].source, f"row {row} is not what was read")
-            writer.write_batch(chosen)
-            left.difference_update(rows)
-            if not left:  # stop before any damage further on, which the first read reported
-                batches.close()
-                return
-        first += batch.num_rows
-    _check_all_found(posix(path), left, "row")
+@contextlib.contextmanager
+def _record_sink(
+    kind: str, raw: IO[bytes], layout: Any, out: str, options: ReadOptions, read_with: str
+) -> Iterator[Callable[[Any], object]]:
+    """Where the records read again go, in the inputs' format: JSONL lines as read, CSV rows under
+    the header ``layout`` (delimited as :func:`output_delimiter` says, from the inputs' ``read_with``),
+    record batches under the Parquet schema ``layout``."""
+    if kind == "jsonl":
+        yield raw.write
+    elif kind == "csv":
+        text = io.TextIOWrapper(raw, encoding=options.encoding, errors="surrogateescape", newline="")
+        rows = CsvRows(text, delimiter=output_delimiter(out, read_with))
+        if layout is not None:  # no header: no row to write either
+            rows.writerow(layout)
+        yield rows.writerow
+        text.flush()
+        text.detach()  # the caller closes the file under it
+    else:
+        pq = optional_module("pyarrow.parquet", "pyarrow", "writing Parquet files")
+        if layout is None:
+            raise UsageError("no input can be read as Parquet, so there is no schema for the records written")
+        with pq.ParquetWriter(raw, layout) as writer:
+            yield writer.write_batch
 
 
 def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterator[bytes]:
@@ -697,24 +570,25 @@ def records_writer(
 
     JSONL lines are copied byte for byte as read; CSV rows are written under the inputs' header,
     Parquet rows with their schema, and for folders of ``.txt`` files the paths, one per line
-    (NUL-ended with ``args.null``). The records are read again from the inputs and checked against
-    the texts read the first time: an input that changed meanwhile, was cut short, or cannot be read
-    again is refused, and nothing is written. ``path`` ending in ``.gz``/``.zst`` compresses.
+    (NUL-ended with ``args.null``). The records are read again from the inputs
+    (:func:`~neardup_lab.readers.records_again`, with the options ``report`` was read with) and must
+    be what was read, whole when it was read with fingerprints: an input that changed meanwhile, was
+    cut short, or cannot be read again is refused, and nothing is written. ``path`` ending in
+    ``.gz``/``.zst`` compresses.
 
     >>> import io, pathlib, tempfile
     >>> from neardup_lab.readers import read_inputs
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     src = pathlib.Path(tmp, "a.jsonl")
     ...     _ = src.write_text('{"text": "rain", "n": 1}\\n{"text": "sun"}\\n')
-    ...     report = read_inputs([src])
-    ...     args = argparse.Namespace(field="text", encoding="utf-8", max_bytes=1000)
+    ...     report = read_inputs([src], fingerprints=True)
     ...     f = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    ...     records_writer("jsonl", "kept.jsonl", report, [0], args)(f)
+    ...     records_writer("jsonl", "kept.jsonl", report, [0], argparse.Namespace())(f)
     ...     f.buffer.getvalue()
     b'{"text": "rain", "n": 1}\\n'
     """
     documents = [report.documents[i] for i in sorted(chosen)]
-    grouped: _Grouped = {}
+    grouped: dict[str, dict[int, Document]] = {}  # by input, by line or row
     for doc in documents:
         grouped.setdefault(doc.source, {})[doc.line or 0] = doc
 
@@ -723,12 +597,19 @@ def records_writer(
         with _compressed(f.buffer, path) as raw:  # type: ignore[attr-defined]
             if kind == "txt":
                 raw.writelines(_path_lines(documents, path, getattr(args, "null", False)))
-            elif kind == "jsonl":
-                for source, wanted in grouped.items():
-                    _copy_jsonl(raw, report.sources[source].path, wanted, args)
-            elif kind == "csv":
-                _write_csv(raw, grouped, report, args, path)
-            else:
-                _write_parquet(raw, grouped, report, args)
+                return
+            paths = [report.sources[source].path for source in grouped]
+            layout = _layout(kind, paths, report)
+            read_with = csv_delimiter(paths[0] if paths else path, report.options.delimiter)
+            with _record_sink(kind, raw, layout, path, report.options, read_with) as put:
+                for source_path, wanted in zip(paths, grouped.values()):
+                    for record in records_again(kind, source_path, wanted, report.options):
+                        put(record)
 
-    return write
+    def write_or_refuse(f: IO[str]) -> None:
+        try:
+            write(f)
+        except InputChanged as err:
+            raise UsageError(f"{err}; nothing was written, run again") from None
+
+    return write_or_refuse

@@ -66,9 +66,19 @@ from .files import (
     open_input,
     optional_module,
 )
-from .inputs import iter_records, read_inputs
+from .inputs import iter_records, read_inputs, record_layout, records_again
 from .jsonl import jsonl_lines, record_value
-from .records import REASONS, Document, InputError, InputFile, Problem, ReadReport, check_encoding
+from .records import (
+    REASONS,
+    Document,
+    InputChanged,
+    InputError,
+    InputFile,
+    Problem,
+    ReadOptions,
+    ReadReport,
+    check_encoding,
+)
 
 #: The default of ``--max-bytes``; readers read :data:`neardup_lab.limits.DEFAULT_MAX_BYTES` when they run.
 DEFAULT_MAX_BYTES = limits.DEFAULT_MAX_BYTES
@@ -77,11 +87,13 @@ PARQUET_BATCH_ROWS = limits.PARQUET_BATCH_ROWS
 
 __all__ = [
     # what reading gives
-    "Document", "Problem", "ReadReport", "InputFile", "InputError", "REASONS",
+    "Document", "Problem", "ReadReport", "ReadOptions", "InputFile", "InputError", "REASONS",
     # reading inputs
     "read_inputs", "iter_records", "check_inputs", "check_encoding", "detect_format", "FORMATS",
     "DEFAULT_MAX_BYTES",
-    # the pieces, for tools that read a file again
+    # reading chosen records again (to copy them), checked against the first read
+    "records_again", "record_layout", "InputChanged",
+    # the pieces
     "open_input", "compression_of", "COMPRESSIONS", "optional_module", "jsonl_lines", "record_value",
     "csv_rows", "csv_delimiter", "PARQUET_BATCH_ROWS",
 ]

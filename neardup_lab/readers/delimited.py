@@ -8,16 +8,27 @@ must not change it. The record limit for ``max_bytes`` bounds what is read inste
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import IO, BinaryIO
 
 from .. import limits
 from .files import Cursor, display, inner_suffix, read_guarded
-from .records import LIMIT_HINT, BlankLine, Document, InputError, Problem, ReadOptions, record_document
+from .records import (
+    LIMIT_HINT,
+    Again,
+    BlankLine,
+    Document,
+    InputError,
+    Problem,
+    ReadOptions,
+    record_document,
+    row_bytes,
+)
 
 
 def csv_delimiter(path: str | os.PathLike, delimiter: str | None = None) -> str:
@@ -206,7 +217,8 @@ def _row(source: str, start: int, row: list[str], header: list[str], opts: ReadO
     if doc_id == "":
         message = f"column {opts.id_column!r} is empty; give every row an id"
         return Problem(source, start, "missing-id", message)
-    return record_document(source, start, row[col], opts.max_bytes, doc_id)
+    whole = row_bytes(row) if opts.fingerprints else None
+    return record_document(source, start, row[col], opts.max_bytes, doc_id, whole)
 
 
 def read_csv(path: str, options: ReadOptions) -> Iterator[Document | Problem | BlankLine]:
@@ -233,3 +245,42 @@ def read_csv(path: str, options: ReadOptions) -> Iterator[Document | Problem | B
                 return
         else:
             yield _row(source, *item, header, options)
+
+
+def csv_header(path: str, options: ReadOptions) -> list[str] | None:
+    """The header of the CSV file at ``path``, or None when it has none that can be read.
+
+    >>> csv_header("no-such.csv", ReadOptions()) is None
+    True
+    """
+    with contextlib.closing(csv_rows(path, options.encoding, options.max_bytes, options.delimiter)) as rows:
+        first = next((item for item in rows if item is not None), None)
+    return first[1] if isinstance(first, tuple) else None
+
+
+def csv_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[list[str]]:
+    """The rows ``wanted`` (by start line) of the CSV file at ``path`` read again, in file order, each
+    a list of every field; each must read as the Document it gave the first time
+    (:class:`~.records.Again`), else :class:`~.records.InputChanged`.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "a.csv")
+    ...     with open(path, "w", encoding="utf-8") as f:
+    ...         _ = f.write("id,text\\n1,rain\\n2,sun\\n")
+    ...     first = list(read_csv(path, ReadOptions()))
+    ...     list(csv_again(path, {3: first[1]}, ReadOptions()))
+    [['2', 'sun']]
+    """
+    again = Again(display(path), wanted, "line")
+    with contextlib.closing(csv_rows(path, options.encoding, options.max_bytes, options.delimiter)) as rows:
+        records = (item for item in rows if isinstance(item, tuple))  # problems: their rows are not found
+        header = next(records, (0, []))[1]
+        readable = options.missing_column(header) is None
+        for start, row in records:
+            if again.wants(start):
+                again.check(start, readable and _row(again.source, start, row, header, options))
+                yield row
+                if not again.left:
+                    return
+    again.finish()

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import IO, BinaryIO, TypeVar
 
 from .. import limits
-from .records import InputError, Problem
+from .records import InputChanged, InputError, Problem
 
 #: Input kinds, and the file name endings that select each one automatically.
 FORMATS = {
@@ -390,3 +390,37 @@ def read_guarded(
         yield Problem(source, None, "unreadable", f"reading stopped part way ({err.strerror or err})")
     finally:
         f.close()
+
+
+def read_again(path: str, items: Callable[[BinaryIO], Iterator[T]]) -> Iterator[T]:
+    """``items(f)`` of the input ``path`` opened again with :func:`open_input`; a file that cannot
+    be opened or read (gone, damaged) raises :class:`~.records.InputChanged` naming it.
+
+    Only the reading is guarded: what the caller does between items is its own.
+
+    >>> list(read_again("no-such.jsonl", lambda f: iter([f.read()])))
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.records.InputChanged: no-such.jsonl cannot be read again ([Errno 2] No such \
+file or directory: 'no-such.jsonl')
+    """
+    arrow = sys.modules.get("pyarrow")
+    errors = (OSError, ValueError, *read_errors(), *((arrow.ArrowException,) if arrow else ()))
+
+    def unreadable(err: BaseException) -> InputChanged:
+        return InputChanged(f"{display(path)} cannot be read again ({err})")
+
+    try:
+        f, _ = open_input(path)
+    except errors as err:
+        raise unreadable(err) from None
+    with f:
+        found = items(f)
+        while True:
+            try:
+                item = next(found)
+            except StopIteration:
+                return
+            except errors as err:
+                raise unreadable(err) from None
+            yield item

@@ -4,11 +4,14 @@ reader makes of a record (its size, its own id), so that each message is written
 from __future__ import annotations
 
 import codecs
+import dataclasses
+import hashlib
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from numbers import Number
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .. import limits
 
@@ -43,10 +46,16 @@ class InputError(ValueError):
     :class:`Problem`, which skips one record, this stops the run before anything is read."""
 
 
+class InputChanged(InputError):
+    """An input read again to copy chosen records is not what was read: rewritten, cut short or
+    damaged since."""
+
+
 @dataclass(frozen=True)
 class Document:
-    """One document: a stable ``id``, its ``text``, where it came from, and the 1-based ``line`` where
-    its JSONL/CSV record starts (a Parquet file's row number; None for a ``.txt`` file).
+    """One document: a stable ``id``, its ``text``, where it came from, the 1-based ``line`` where
+    its JSONL/CSV record starts (a Parquet file's row number; None for a ``.txt`` file), and, when
+    asked for (``fingerprints``), the :func:`fingerprint` of its whole record.
 
     >>> Document("a.txt", "heavy rain", "a.txt").id
     'a.txt'
@@ -56,6 +65,7 @@ class Document:
     text: str
     source: str
     line: int | None = None
+    fingerprint: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -108,6 +118,8 @@ class ReadReport:
     input_files: set[str] = field(default_factory=set)
     #: Each file named as an input (not the files found in folders), by the name documents give as source.
     sources: dict[str, InputFile] = field(default_factory=dict)
+    #: How the records were read: a record read again is read the same way.
+    options: ReadOptions = field(default_factory=lambda: ReadOptions())
 
     @property
     def skipped(self) -> Counter:
@@ -183,20 +195,21 @@ cannot be found in it; convert the files to UTF-8 first
     field: str = "text"
     column: str = "text"
     encoding: str = "utf-8"
-    #: Largest document in UTF-8 bytes, 0 for no limit; None is ``limits.DEFAULT_MAX_BYTES`` when made.
-    max_bytes: int | None = None
+    #: Largest document in UTF-8 bytes, 0 for no limit.
+    max_bytes: int = dataclasses.field(default_factory=lambda: limits.DEFAULT_MAX_BYTES)
     delimiter: str | None = None
     id_field: str | None = None
     id_column: str | None = None
+    #: Give each Document the :func:`fingerprint` of its whole record (Parquet: read every column).
+    fingerprints: bool = False
 
     def __post_init__(self) -> None:
         check_encoding(self.encoding)
-        max_bytes = limits.DEFAULT_MAX_BYTES if self.max_bytes is None else self.max_bytes
+        max_bytes = self.max_bytes
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 0 <= max_bytes <= sys.maxsize:
             raise InputError(
                 f"max_bytes must be an int from 0 (no limit) to {sys.maxsize}, got {max_bytes!r}"
             )
-        object.__setattr__(self, "max_bytes", max_bytes)
         for name, value in [("id_field", self.id_field), ("id_column", self.id_column)]:
             if value is not None and (not isinstance(value, str) or not value):
                 raise InputError(f"{name} must be a non-empty name, got {value!r}")
@@ -259,10 +272,11 @@ def own_id(value: object, what: str, option: str) -> tuple[str | None, str | Non
 
 
 def record_document(
-    source: str, line: int, text: str, max_bytes: int, doc_id: str | None
+    source: str, line: int, text: str, max_bytes: int, doc_id: str | None, whole: bytes | None = None
 ) -> Document | Problem:
-    """The record at ``source:line`` as a Document (its id ``doc_id``, else ``source:line``),
-    or a ``too-large`` Problem when its text is over ``max_bytes`` UTF-8 bytes.
+    """The record at ``source:line`` as a Document (its id ``doc_id``, else ``source:line``; its
+    fingerprint that of ``whole``, the record, if given), or a ``too-large`` Problem when its text is
+    over ``max_bytes`` UTF-8 bytes.
 
     >>> record_document("a.jsonl", 3, "heavy rain", 100, None).id
     'a.jsonl:3'
@@ -273,4 +287,65 @@ def record_document(
         problem = too_large(source, line, len(text.encode("utf-8", "surrogatepass")), max_bytes)
         if problem:
             return problem
-    return Document(f"{source}:{line}" if doc_id is None else doc_id, text, source, line)
+    doc_id = f"{source}:{line}" if doc_id is None else doc_id
+    return Document(doc_id, text, source, line, None if whole is None else fingerprint(whole))
+
+
+def fingerprint(record: bytes | str) -> bytes:
+    """16 bytes of the SHA-256 of a whole record (a string as UTF-8): equal records, equal
+    fingerprints; another record, in any byte, another fingerprint.
+
+    >>> fingerprint('{"id": 1}') == fingerprint(b'{"id": 1}') != fingerprint(b'{"id": 2}')
+    True
+    """
+    data = record.encode("utf-8", "surrogatepass") if isinstance(record, str) else record
+    return hashlib.sha256(data).digest()[:16]
+
+
+def row_bytes(fields: Any) -> bytes:
+    """A row of fields (CSV) or of named values (Parquet) as bytes that tell every field apart, for
+    :func:`fingerprint`.
+
+    >>> row_bytes(["a,b"]) != row_bytes(["a", "b"])
+    True
+    """
+    return repr(fields).encode("utf-8", "surrogatepass")
+
+
+class Again:
+    """The records of one input read again, by number, each checked against the Document read
+    the first time: one that reads as another Document (text, id or fingerprint), or is not found,
+    raises :class:`InputChanged`.
+
+    >>> again = Again("a.jsonl", {3: Document("x", "rain", "a.jsonl", 3)}, "line")
+    >>> again.wants(3)
+    True
+    >>> again.check(3, Document("y", "rain", "a.jsonl", 3))
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.records.InputChanged: a.jsonl changed while this run read it (line 3 is \
+not the record read)
+    """
+
+    def __init__(self, source: str, wanted: Mapping[int, Document], unit: str) -> None:
+        self.source, self.wanted, self.unit = source, wanted, unit
+        self.left = set(wanted)
+
+    def wants(self, number: int) -> bool:
+        """Whether record ``number`` is one still to read."""
+        return number in self.left
+
+    def check(self, number: int, again: object) -> None:
+        """Tick record ``number`` off once ``again`` (how it reads now) is the Document read first."""
+        if again != self.wanted[number]:
+            raise self.changed(f"{self.unit} {number} is not the record read")
+        self.left.discard(number)
+
+    def finish(self) -> None:
+        """Raise :class:`InputChanged` unless every wanted record was found."""
+        if self.left:
+            more = f" and {len(self.left) - 1} more" if len(self.left) > 1 else ""
+            raise self.changed(f"{self.unit} {min(self.left)}{more} read before cannot be found again")
+
+    def changed(self, what: str) -> InputChanged:
+        return InputChanged(f"{self.source} changed while this run read it ({what})")
