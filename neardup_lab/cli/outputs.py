@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..engine.pipeline import DedupResult
-from ..index.fileformat import LOCK_NAME, META_NAME, create_temporary_file, sync_folder
+from ..index.atomic import sync_folder, written_aside
+from ..index.fileformat import LOCK_NAME, META_NAME
 from ..index.store import Match
 from ..readers import (
     FORMATS,
@@ -236,29 +237,20 @@ def _written_path(path: str) -> str:
 def _write(path: str, write: Writer, streamed: bool) -> str | None:
     """Write output ``path``: into it as ``>>`` would when ``streamed`` (a device is never replaced),
     else completely and synced to a temporary file next to where it goes, whose name is returned."""
-    tmp = None
     try:
-        if streamed:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
-        else:
-            target = _written_path(path)
-            folder, name = os.path.split(target)
-            fd, tmp = create_temporary_file(folder, f".tmp-{name}-", like=target)
-        # Odd file names in the output are escaped rather than refused.
-        with open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace") as f:
-            write(f)
-            if tmp:
-                f.flush()
-                os.fsync(f.fileno())
-    except BaseException as err:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if isinstance(err, OSError) and not isinstance(err, BrokenPipeError):
-            nothing = "nothing was written (free some space or write elsewhere, then run again)"
-            raise UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {nothing}") from None
-        raise
-    return tmp
+        if not streamed:
+            with written_aside(_written_path(path)) as (f, staged):
+                write(f)
+            return staged
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
+        with open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace") as streamed_to:
+            write(streamed_to)
+        return None
+    except OSError as err:
+        if isinstance(err, BrokenPipeError):
+            raise
+        nothing = "nothing was written (free some space or write elsewhere, then run again)"
+        raise UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {nothing}") from None
 
 
 @contextlib.contextmanager

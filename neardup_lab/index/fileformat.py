@@ -25,7 +25,6 @@ import json
 import math
 import os
 import re
-import secrets
 import shutil
 import stat
 import time
@@ -40,6 +39,7 @@ import numpy as np
 from .. import __version__
 from ..engine.settings import Settings
 from ..readers.jsonl import nested_too_deeply
+from .atomic import atomic_writer, create_temporary_file, create_temporary_folder, sync_folder
 
 try:
     import fcntl
@@ -48,10 +48,8 @@ except ImportError:  # Windows: no file locks; the generation check alone guards
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "META_NAME", "LOCK_NAME"]
 __all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
-__all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "atomic_writer", "OnDisk"]
-__all__ += ["create_temporary_file", "create_temporary_folder"]
+__all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "OnDisk"]
 __all__ += ["Loaded", "write_new", "write_update", "read_index", "pack_strings", "unpack_strings"]
-__all__ += ["sync_folder"]
 
 FORMAT_NAME = "neardup-lab-index"
 #: Version 2 repeats the settings inside the data file, under its checksum; version 3 stores
@@ -136,105 +134,6 @@ got verify='estimate' (leave verify, bbits and keeper at their defaults)
 
 
 # ----- writing -----------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
-    """Open a temporary file next to ``path``; on success fsync it and rename it to ``path``.
-
-    If the block raises, the temporary file is removed and ``path`` is left as it was. Text is
-    UTF-8; a lone surrogate (from an undecodable file name) is written as a backslash escape.
-
-    >>> import tempfile, os
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     with atomic_writer(os.path.join(tmp, "out.txt")) as f:
-    ...         _ = f.write("done")
-    ...     open(os.path.join(tmp, "out.txt")).read()
-    'done'
-    """
-    target = Path(path)
-    fd, tmp_name = create_temporary_file(target.parent, f".tmp-{target.name}-", like=target)
-    tmp = Path(tmp_name)
-    try:
-        text_options = {"encoding": "utf-8", "newline": "", "errors": "backslashreplace"}
-        with open(fd, "wb" if binary else "w", **({} if binary else text_options)) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    sync_folder(target.parent)
-
-
-def sync_folder(path: str | Path) -> None:
-    """Make a rename in the folder ``path`` durable (POSIX; Windows cannot open a folder and needs
-    no fsync).
-
-    >>> sync_folder(".")
-    """
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _temporary_names(folder: str | os.PathLike, prefix: str) -> Iterator[str]:
-    for _ in range(100):
-        yield os.path.join(folder or ".", f"{prefix}{secrets.token_hex(6)}")
-    raise FileExistsError(f"no free temporary name in {os.fspath(folder)!r}")
-
-
-def create_temporary_file(
-    folder: str | os.PathLike, prefix: str, like: str | os.PathLike | None = None
-) -> tuple[int, str]:
-    """Create a new file named ``prefix`` + a random tail in ``folder``: its descriptor (open for
-    writing) and its path.
-
-    It gets the permissions of the file ``like`` when that exists (the one it will replace), else
-    those a plain ``open()`` gives: the system applies the umask, which this never reads or sets.
-    Created exclusively, never through a link.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     fd, path = create_temporary_file(tmp, ".tmp-out-")
-    ...     os.close(fd)
-    ...     os.path.basename(path).startswith(".tmp-out-")
-    True
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    for name in _temporary_names(folder, prefix):
-        try:
-            fd = os.open(name, flags, 0o666)
-        except FileExistsError:
-            continue
-        if like is not None:
-            with contextlib.suppress(OSError):
-                os.chmod(name, os.stat(like).st_mode & 0o777)
-        return fd, name
-    raise AssertionError("unreachable")
-
-
-def create_temporary_folder(parent: str | os.PathLike, prefix: str) -> Path:
-    """Create a new folder named ``prefix`` + a random tail in ``parent``, with the permissions a
-    plain ``mkdir`` gives (the system applies the umask).
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     create_temporary_folder(tmp, ".tmp-idx-").is_dir()
-    True
-    """
-    for name in _temporary_names(parent, prefix):
-        try:
-            os.mkdir(name, 0o777)
-        except FileExistsError:
-            continue
-        return Path(name)
-    raise AssertionError("unreachable")
 
 
 class OnDisk(NamedTuple):
