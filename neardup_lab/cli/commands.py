@@ -14,7 +14,6 @@ import os
 import signal
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 
 from ..engine.pipeline import dedup
@@ -98,28 +97,25 @@ def _summarised(
         if not isinstance(err, BrokenPipeError):  # a reader that went away (| head) wants no more
             why = err.strerror or err
             console.warn(f"warning: the summary could not be printed ({why}); the outputs were written")
-        with contextlib.suppress(OSError, ValueError, AttributeError):  # what stays buffered goes nowhere
-            os.dup2(os.open(os.devnull, os.O_WRONLY), console.out.fileno())
     return EXIT_SKIPPED if report.problems else EXIT_OK
 
 
 @contextlib.contextmanager
 def _run_by(console: Console) -> Iterator[None]:
-    """Around a command: SIGTERM stops it as Ctrl-C does (nothing left behind); warnings go to the console."""
+    """Around a command: SIGTERM stops it as Ctrl-C does (nothing left behind); the handler before
+    is back when the command ends. Warnings are left to the process's own hooks."""
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    with warnings.catch_warnings():
-        warnings.showwarning = lambda message, *_, **__: console.warn(f"warning: {message}")
-        if threading.current_thread() is not threading.main_thread():  # only it can set handlers
-            yield
-            return
-        before = signal.signal(signal.SIGTERM, stop)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGTERM, before)
+    if threading.current_thread() is not threading.main_thread():  # only it can set handlers
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def run_dedup(args: argparse.Namespace, console: Console) -> int:

@@ -14,10 +14,11 @@ usage: neardup-lab dedup ...
 from __future__ import annotations
 
 import argparse
-import contextlib
+import io
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
@@ -228,16 +229,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
+    """How the program shows a warning: a line of its own, not a line of the source."""
+    Console(quiet=True).warn(f"warning: {message}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``neardup-lab`` with ``argv`` (default: the command line); return the exit code.
+
+    Run with ``argv``, it leaves the process as it found it: warnings reach the process's own
+    hooks. Without, it is the program, and sets up its process: odd characters printed as escapes,
+    warnings printed as lines of their own.
 
     >>> main(["index", "info", "no-such-index"])
     2
     """
-    if argv is None:  # the real command line: never fail on printing an odd file name
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(AttributeError, ValueError):
+    if argv is None:  # the program itself, whose process is its own to set up
+        for stream in (sys.stdout, sys.stderr):  # never fail on printing an odd file name
+            if isinstance(stream, io.TextIOWrapper):
                 stream.reconfigure(errors="backslashreplace")
+        warnings.showwarning = _show_warning
     try:
         args = build_parser().parse_args(argv)
         if args.command == "dedup" or getattr(args, "action", None) == "build":  # settings of a new run
@@ -260,12 +271,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args, console)
     except (UsageError, InputError, StoreError) as err:
         console.warn(f"error: {err}")
-    except KeyboardInterrupt:
-        console.warn("interrupted; no file was left half-written")
+    except KeyboardInterrupt as stop:
+        notes = getattr(stop, "__notes__", ["no file was left half-written"])
+        console.warn("interrupted; " + "; ".join(notes))
     except MemoryError:
         console.warn("error: out of memory; lower --max-bytes, split the inputs, or use a larger machine")
     except BrokenPipeError:
-        sys.stderr.close()  # the reader of our output went away; nothing more to say
+        pass  # the reader of our output went away: nothing more to say
     except OSError as err:
         console.warn(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "))
     except Exception as err:  # a bug: still exit 2, never 1, and say so plainly

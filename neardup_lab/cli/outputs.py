@@ -234,41 +234,53 @@ def _written_path(path: str) -> str:
     return os.path.realpath(path) if os.path.islink(path) else path
 
 
-def _write(path: str, write: Writer, streamed: bool) -> str | None:
-    """Write output ``path``: into it as ``>>`` would when ``streamed`` (a device is never replaced),
-    else completely and synced to a temporary file next to where it goes, whose name is returned."""
+def _cannot_write(path: str, err: OSError) -> UsageError:
+    nothing = "nothing was written (free some space or write elsewhere, then run again)"
+    return UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {nothing}")
+
+
+def _stage(path: str, write: Writer) -> str:
+    """Write output ``path`` completely and synced to a temporary file next to where it goes; its name."""
     try:
-        if not streamed:
-            with written_aside(_written_path(path)) as (f, staged):
-                write(f)
-            return staged
+        with written_aside(_written_path(path)) as (f, staged):
+            write(f)
+    except OSError as err:
+        raise _cannot_write(path, err) from None
+    return staged
+
+
+def _stream(path: str, write: Writer) -> None:
+    """Write output ``path`` into it as ``>>`` would: a device is never replaced."""
+    try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
-        with open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace") as streamed_to:
-            write(streamed_to)
-        return None
+        with open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace") as f:
+            write(f)
     except OSError as err:
         if isinstance(err, BrokenPipeError):
             raise
-        nothing = "nothing was written (free some space or write elsewhere, then run again)"
-        raise UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {nothing}") from None
+        raise _cannot_write(path, err) from None
 
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while the block commits; a signal then lets the commit finish.
+    """Defer Ctrl-C and SIGTERM while the block commits, then raise the first one caught again.
 
     Stopped between the index save and the renames, a run would leave the index grown and its
-    reports missing. Only the main thread can set handlers.
+    reports missing; a signal is never dropped either. Only the main thread can set handlers.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {number: signal.signal(number, lambda *_: None) for number in (signal.SIGINT, signal.SIGTERM)}
+    caught: list[int] = []
+    numbers = (signal.SIGINT, signal.SIGTERM)
+    held = {number: signal.signal(number, lambda number, _: caught.append(number)) for number in numbers}
     try:
         yield
     finally:
         for number, handler in held.items():
             signal.signal(number, handler)
+        if caught:  # to the handler the signal would have met
+            signal.raise_signal(caught[0])
 
 
 def _commit(moves: list[tuple[str, str]]) -> None:
@@ -305,23 +317,26 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
     ['p.jsonl']
     """
     moves: list[tuple[str, str]] = []  # (output path, staged file)
-    committing = False
+    committing = committed = False
     try:
         for path, write in outputs:
             if not _streamed(path):
-                moves.append((path, _write(path, write, streamed=False)))  # type: ignore[arg-type]
+                moves.append((path, _stage(path, write)))
         for path, write in outputs:
             if _streamed(path):
-                _write(path, write, streamed=True)
+                _stream(path, write)
         with _signals_held():
             yield
             committing = True
             _commit(moves)
-    except BaseException:
+            committed = True
+    except BaseException as err:
         if not committing:  # once renaming began, what is left staged is kept and named
             for _, tmp in moves:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+        elif committed and isinstance(err, KeyboardInterrupt):  # deferred by _signals_held
+            err.add_note("it came while the outputs were put in place, and waited until they all were")
         raise
 
 
