@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator
 from ..engine.pipeline import dedup
 from ..engine.settings import Settings
 from ..index.store import SavedIndex
-from ..readers import ReadReport, read_inputs
+from ..readers import ReadReport, display, read_inputs
 from . import outputs
-from .console import Console, dedup_summary, explain, match_summary, plural, posix, read_summary, warn_skipped
+from .console import Console, dedup_summary, explain, match_summary, plural, read_summary, warn_skipped
 from .explain import why_fields, why_summary
 from .options import EXIT_OK, EXIT_SKIPPED, given_settings
 from .outputs import UsageError, Writer
@@ -86,11 +86,11 @@ def _summarised(
         read_summary(console, report, len(args.inputs))
         summary()
         if args.out:
-            console.say(f"{what} written to {posix(args.out)}")
+            console.say(f"{what} written to {display(args.out)}")
         for option, records in [("keep_out", "kept"), ("removed_out", "removed"), ("new_out", "new")]:
             path = getattr(args, option, None)
             if path:
-                console.say(f"{records} records written to {posix(path)}")
+                console.say(f"{records} records written to {display(path)}")
         console.times(times)
         console.out.flush()
     except OSError as err:
@@ -179,7 +179,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
         if args.action == "build":
             if os.path.lexists(args.index):
                 raise UsageError(
-                    f"{posix(args.index)} already exists; add to it with `index add`, or choose a new path"
+                    f"{display(args.index)} already exists; add to it with `index add`, or choose a new path"
                 )
             index = SavedIndex(args.settings)
         else:  # the options given are checks: each must equal the index's setting
@@ -212,7 +212,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
                 times.append(("save", time.perf_counter() - started))
 
         def summary() -> None:
-            where, size = posix(args.index), plural(len(index), "document")
+            where, size = display(args.index), plural(len(index), "document")
             done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
             console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
             match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
@@ -225,9 +225,9 @@ def _save(index: SavedIndex, path: str) -> None:
     try:
         index.save(path)
     except OSError as err:
-        where = posix(err.filename) if err.filename else posix(path)
+        where = display(err.filename) if err.filename else display(path)
         raise UsageError(
-            f"cannot save the index {posix(path)}: {err.strerror or err} ({where}); the index was left "
+            f"cannot save the index {display(path)}: {err.strerror or err} ({where}); the index was left "
             "as it was and nothing was written (free some space, then run again)"
         ) from None
 
@@ -244,7 +244,7 @@ def run_info(args: argparse.Namespace, console: Console) -> int:
     index = SavedIndex.open(args.index)
     info = index.info()
     s = index.settings
-    console.say(f"index: {posix(args.index)}")
+    console.say(f"index: {display(args.index)}")
     console.say(f"format version: {info['format_version']}")
     console.say(f"documents: {info['documents']} ({info['distinct_texts']} distinct texts)")
     console.say(f"threshold: {s.threshold:g}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import IO
 
 from ..engine.pipeline import DedupResult, candidates_warning
@@ -20,7 +19,7 @@ from ..readers import REASONS, ReadReport
 from ..text import normalize
 from ..workers import progress_bar
 
-__all__ = ["PROG", "Console", "printable", "plural", "posix", "warn_skipped", "read_summary", "explain"]
+__all__ = ["PROG", "Console", "printable", "plural", "warn_skipped", "read_summary", "explain"]
 __all__ += ["dedup_summary", "match_summary"]
 
 PROG = "neardup-lab"
@@ -57,15 +56,6 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     ('1 document', '3 exact copies')
     """
     return f"{n} {word if n == 1 else many or word + 's'}"
-
-
-def posix(path: str) -> str:
-    """``path`` as it is shown in messages, with forward slashes.
-
-    >>> posix("news/a.txt")
-    'news/a.txt'
-    """
-    return Path(path).as_posix()
 
 
 class Console:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from ..engine.explain import SHOWN_SHARED, explain, ties
 from ..engine.pipeline import DedupResult
 from ..engine.settings import Settings
-from ..readers import InputError, read_inputs
-from .console import Console, plural, posix
+from ..readers import InputError, display, read_inputs
+from .console import Console, plural
 from .options import EXIT_OK, add_command, add_hash_options, add_max_bytes, given_settings, whole
 from .outputs import WHY_COLUMNS
 
@@ -66,7 +66,7 @@ def _quoted(text: str) -> str:
 def _read_file(path: str, args: argparse.Namespace) -> str:
     """The whole text of the file ``path``, read as ``dedup`` reads a .txt file."""
     if os.path.isdir(path):
-        raise InputError(f"{posix(path)} is a folder; explain compares two files")
+        raise InputError(f"{display(path)} is a folder; explain compares two files")
     report = read_inputs([path], fmt="txt", encoding=args.encoding, max_bytes=args.max_bytes)
     if report.problems:
         raise InputError(f"cannot compare {report.problems[0]}")
@@ -82,7 +82,7 @@ def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
         got = f"{plural(len(files), 'file')}" if files else f"{len(texts)} --text"
         raise InputError(f"explain compares two texts: give two files, or --text twice; got {got}")
     if files:
-        return [(posix(path), _read_file(path, args)) for path in files]
+        return [(display(path), _read_file(path, args)) for path in files]
     return [(f"--text {_quoted(text)}", text) for text in texts]
 
 

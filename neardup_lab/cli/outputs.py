@@ -41,12 +41,12 @@ from ..readers import (
     compression_of,
     csv_delimiter,
     detect_format,
+    display,
     optional_module,
     record_layout,
     records_again,
 )
 from ..readers.files import inner_suffix
-from .console import posix
 
 __all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]
 __all__ += ["clusters_writer", "matches_writer", "problems_writer", "RECORD_OPTIONS", "records_format"]
@@ -107,7 +107,7 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
     if _identity(path) in inputs:
         return " is one of the inputs; " + _ELSEWHERE
     if index is not None and (_identity(path) == _identity(index) or _below_any(real, {_identity(index)})):
-        return f" is inside the index folder {posix(index)}, {risk}"
+        return f" is inside the index folder {display(index)}, {risk}"
     if os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(os.path.join(folder, LOCK_NAME)):
         return f" is inside a saved index folder, {risk}"
     # A new file reached through a link inside an input folder too (an existing one is an input).
@@ -119,7 +119,7 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
     if os.path.isdir(path):
         return " is a folder; give a file name"
     if os.path.islink(path) and not os.path.isdir(folder):  # written through: the target's folder
-        return f" is a link to {posix(real)}, whose folder does not exist; fix the link or {_ELSEWHERE}"
+        return f" is a link to {display(real)}, whose folder does not exist; fix the link or {_ELSEWHERE}"
     parent = os.path.dirname(path) or "."
     return None if os.path.isdir(parent) else f": the folder {parent} does not exist"
 
@@ -236,7 +236,7 @@ def _written_path(path: str) -> str:
 
 def _cannot_write(path: str, err: OSError) -> UsageError:
     nothing = "nothing was written (free some space or write elsewhere, then run again)"
-    return UsageError(f"cannot write {posix(path)}: {err.strerror or err}; {nothing}")
+    return UsageError(f"cannot write {display(path)}: {err.strerror or err}; {nothing}")
 
 
 def _stage(path: str, write: Writer) -> str:
@@ -289,10 +289,10 @@ def _commit(moves: list[tuple[str, str]]) -> None:
         try:
             os.replace(tmp, _written_path(path))
         except OSError as err:
-            placed = ", ".join(posix(p) for p, _ in moves[:done]) or "none"
-            left = "; ".join(f"{posix(p)} is complete in {posix(t)}" for p, t in moves[done:])
+            placed = ", ".join(display(p) for p, _ in moves[:done]) or "none"
+            left = "; ".join(f"{display(p)} is complete in {display(t)}" for p, t in moves[done:])
             raise UsageError(
-                f"cannot put {posix(path)} in place: {err.strerror or err}. Written: {placed}. "
+                f"cannot put {display(path)} in place: {err.strerror or err}. Written: {placed}. "
                 f"Not moved, rename by hand: {left}"
             ) from None
     for folder in {os.path.dirname(_written_path(p)) or "." for p, _ in moves}:
@@ -519,12 +519,13 @@ def _layout(kind: str, paths: list[str], report: ReadReport) -> Any:
     for path in paths:  # one file open at a time: a run may name thousands of shards
         layout = record_layout(kind, path, report.options)
         if layout is None:
-            changed = f"{posix(path)} changed while this run read it"
+            changed = f"{display(path)} changed while this run read it"
             raise InputChanged(f"{changed} (its {what} cannot be read again)")
         if first is None:
             first = layout
         elif layout != first:
-            inputs = f"the {'CSV' if kind == 'csv' else 'Parquet'} inputs {posix(paths[0])} and {posix(path)}"
+            pair = f"{display(paths[0])} and {display(path)}"
+            inputs = f"the {'CSV' if kind == 'csv' else 'Parquet'} inputs {pair}"
             raise UsageError(
                 f"{inputs} have different {what}s, so their rows cannot go to one file; "
                 "deduplicate them in separate runs"
@@ -563,7 +564,7 @@ def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterato
         name = os.fsencode(doc.source)
         if not null and re.search(rb"[\x00-\x1f\x7f]", name):  # a newline would make one path two
             raise UsageError(
-                f"{posix(path)} lists one path per line, but the file name {doc.source!r} holds a control "
+                f"{display(path)} lists one path per line, but the file name {doc.source!r} holds a control "
                 "character (a newline would make it two paths); give --null for NUL-ended paths "
                 "(xargs -0), or rename the file"
             )

@@ -63,6 +63,7 @@ from .files import (
     check_inputs,
     compression_of,
     detect_format,
+    display,
     open_input,
     optional_module,
 )
@@ -94,6 +95,6 @@ __all__ = [
     # reading chosen records again (to copy them), checked against the first read
     "records_again", "record_layout", "InputChanged",
     # the pieces
-    "open_input", "compression_of", "COMPRESSIONS", "optional_module", "jsonl_lines", "record_value",
-    "csv_rows", "csv_delimiter", "PARQUET_BATCH_ROWS",
+    "display", "open_input", "compression_of", "COMPRESSIONS", "optional_module", "jsonl_lines",
+    "record_value", "csv_rows", "csv_delimiter", "PARQUET_BATCH_ROWS",
 ]

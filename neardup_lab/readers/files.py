@@ -36,13 +36,15 @@ WIDE_BOMS |= {codecs.BOM_UTF16_LE: "UTF-16", codecs.BOM_UTF16_BE: "UTF-16"}
 T = TypeVar("T")
 
 
-def display(path: str | os.PathLike) -> str:
-    """The path as the user gave it, tidied, with forward slashes: how ids and messages name it.
+def display(path: str | os.PathLike[str]) -> str:
+    """The path as the user gave it, with forward slashes: how ids and messages name it. Only what
+    never changes which file it names is tidied (``.``, doubled slashes); ``..`` stays, since after
+    a link it does not lead back where the text suggests.
 
-    >>> display("./news//a.txt")
-    'news/a.txt'
+    >>> display("./news//a.txt"), display("data/link/..")
+    ('news/a.txt', 'data/link/..')
     """
-    return Path(os.path.normpath(os.fspath(path))).as_posix()
+    return Path(path).as_posix()
 
 
 def compression_of(path: str | os.PathLike) -> str | None:
