@@ -22,7 +22,6 @@ import warnings
 from collections.abc import Sequence
 
 from .. import __version__
-from ..clusters import KEEPER_POLICIES
 from ..engine.settings import Settings
 from ..index import StoreError
 from ..readers import FORMATS, InputError
@@ -36,11 +35,11 @@ from .options import (
     add_command,
     add_hash_options,
     add_max_bytes,
+    add_setting_options,
     delimiter,
     encoding,
     given_settings,
     jobs,
-    share_or_count,
 )
 from .outputs import OUT_FORMATS, UsageError, writes_to_stdout
 
@@ -157,13 +156,7 @@ def _add_dedup_command(commands: argparse._SubParsersAction) -> None:
     _add_input_options(p)
     add_hash_options(p, from_index=False)
     g = p.add_argument_group("clusters")
-    keep = "which document of a cluster to keep: the first read, or the longest (default: first)"
-    g.add_argument("--keep", dest="keeper", choices=KEEPER_POLICIES, default="first", help=keep)
-    frequent = (
-        "ignore shingles found in more than this share (0.5) or number (30) of the documents, "
-        "such as shared boilerplate (default: keep all)"
-    )
-    g.add_argument("--max-df", dest="max_df", type=share_or_count, metavar="DF", help=frequent)
+    add_setting_options(g, ["keeper", "max_df"])
     workers = "workers for signing and verification (-1: all cores; default: 1)"
     g.add_argument("--jobs", type=jobs, default=1, metavar="N", help=workers)
     why = "add to each removed document the pair that tied it to its cluster"
