@@ -6,6 +6,7 @@ to standard error and never are. The files the command writes are in :mod:`~near
 
 from __future__ import annotations
 
+import io
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -58,6 +59,13 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else many or word + 's'}"
 
 
+class _Nowhere(io.StringIO):
+    """Where lines go when both standard streams are closed (``>&- 2>&-``)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
 class Console:
     """Where output goes: the summary to ``out`` (stdout), problems and errors to ``err`` (stderr).
 
@@ -69,8 +77,8 @@ class Console:
 
     def __init__(self, quiet: bool, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
         self.quiet = quiet
-        self.out = out or sys.stdout or sys.stderr
-        self.err = err or sys.stderr or self.out
+        self.out: IO[str] = out or sys.stdout or sys.stderr or _Nowhere()
+        self.err: IO[str] = err or sys.stderr or self.out
         try:
             self.bars = not quiet and self.err.isatty()
         except (AttributeError, ValueError):  # a closed or unusual stream

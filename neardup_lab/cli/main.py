@@ -4,7 +4,8 @@
 build|add|query|info INDEX [INPUT...]``. This module is the argument tree and its help; the commands
 are in :mod:`~neardup_lab.cli.commands`, what they print in :mod:`~neardup_lab.cli.console`, the
 files they write in :mod:`~neardup_lab.cli.outputs`. Exit codes: 0 done; 1 done, but some inputs
-were skipped; 2 a usage or fatal error, and nothing was written.
+were skipped; 2 a usage or fatal error, and nothing was written but a device (stdout, a pipe)
+written into before the error, which the message names.
 
 >>> main(["dedup", "--help"])  # doctest: +ELLIPSIS
 usage: neardup-lab dedup ...
@@ -61,7 +62,8 @@ examples:
   neardup-lab index query news.idx draft.txt
 
 exit codes: 0 done; 1 done, but some inputs were skipped (each is reported with its
-file and line); 2 usage or fatal error (nothing was written).
+file and line); 2 usage or fatal error (nothing was written, but to a device the
+message names).
 """
 
 _DEDUP_EPILOG = """\
@@ -263,10 +265,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args, console)
     except (UsageError, InputError, StoreError) as err:
-        console.warn(f"error: {err}")
+        console.warn("; ".join([f"error: {err}", *getattr(err, "__notes__", [])]))
     except KeyboardInterrupt as stop:
         notes = getattr(stop, "__notes__", ["no file was left half-written"])
-        console.warn("interrupted; " + "; ".join(notes))
+        console.warn("; ".join(["interrupted", *notes]))
     except MemoryError:
         console.warn("error: out of memory; lower --max-bytes, split the inputs, or use a larger machine")
     except BrokenPipeError:

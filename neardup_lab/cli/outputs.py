@@ -20,8 +20,10 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import stat
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -61,6 +63,7 @@ _OUTPUT_OPTIONS = ("out", "problems", *RECORD_OPTIONS)
 #: Writes one output file to the open text file it is given.
 Writer = Callable[[IO[str]], None]
 _ELSEWHERE = "write it elsewhere"
+_SPOOL_BYTES = 1 << 24  # what goes to a device is held in memory up to this, then in a temporary file
 #: Compressions no output is written in (``--keep-out`` writes ``.gz`` and ``.zst``).
 _UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")
 
@@ -166,19 +169,24 @@ def check_outputs(args: argparse.Namespace) -> str | None:
     return fmt
 
 
-def writes_to_stdout(args: argparse.Namespace) -> bool:
-    """Whether an output named in ``args`` is this process's standard output (``/dev/stdout``, or
-    the very file the shell redirected it to): then nothing else may be printed there.
-
-    >>> writes_to_stdout(argparse.Namespace(out="clusters.jsonl"))
-    False
-    """
+def _is_stdout(path: str) -> bool:
+    """Whether ``path`` leads to this process's standard output (``/dev/stdout``, or the very file
+    the shell redirected it to)."""
     try:
         stdout = os.fstat(1)
     except OSError:
         return False
-    named = [getattr(args, option, None) for option in _OUTPUT_OPTIONS]
-    return any(_identity(path) == (stdout.st_dev, stdout.st_ino) for path in named if path is not None)
+    return _identity(path) == (stdout.st_dev, stdout.st_ino)
+
+
+def writes_to_stdout(args: argparse.Namespace) -> bool:
+    """Whether an output named in ``args`` is this process's standard output: then nothing else
+    may be printed there.
+
+    >>> writes_to_stdout(argparse.Namespace(out="clusters.jsonl"))
+    False
+    """
+    return any(_is_stdout(path) for option in _OUTPUT_OPTIONS if (path := getattr(args, option, None)))
 
 
 def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
@@ -249,12 +257,28 @@ def _stage(path: str, write: Writer) -> str:
     return staged
 
 
-def _stream(path: str, write: Writer) -> None:
-    """Write output ``path`` into it as ``>>`` would: a device is never replaced."""
+@contextlib.contextmanager
+def _spooled(path: str, write: Writer) -> Iterator[IO[bytes]]:
+    """All that ``write`` writes for the device ``path``, held (in memory, then in a temporary
+    file) until it is complete: an error making it writes nothing to the device."""
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as spool:
+        text = io.TextIOWrapper(spool, encoding="utf-8", newline="", errors="backslashreplace")
+        try:
+            write(text)
+            text.flush()
+        except OSError as err:
+            raise _cannot_write(path, err) from None
+        text.detach()
+        spool.seek(0)
+        yield spool
+
+
+def _stream(path: str, spool: IO[bytes]) -> None:
+    """Write ``spool`` into output ``path`` as ``>>`` would: a device is never replaced."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
-        with open(fd, "w", encoding="utf-8", newline="", errors="backslashreplace") as f:
-            write(f)
+        with open(fd, "wb") as device:
+            shutil.copyfileobj(spool, device)
     except OSError as err:
         if isinstance(err, BrokenPipeError):
             raise
@@ -317,14 +341,20 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
     ['p.jsonl']
     """
     moves: list[tuple[str, str]] = []  # (output path, staged file)
+    written: list[str] = []  # devices written into
     committing = committed = False
     try:
-        for path, write in outputs:
-            if not _streamed(path):
-                moves.append((path, _stage(path, write)))
-        for path, write in outputs:
-            if _streamed(path):
-                _stream(path, write)
+        with contextlib.ExitStack() as spools:
+            held = []  # (device, what goes to it)
+            for path, write in outputs:
+                if _streamed(path):
+                    held.append((path, spools.enter_context(_spooled(path, write))))
+                else:
+                    moves.append((path, _stage(path, write)))
+            # stdout last: should another device fail (a full one), what a person reads was not written
+            for path, spool in sorted(held, key=lambda item: _is_stdout(item[0])):
+                _stream(path, spool)
+                written.append(display(path))
         with _signals_held():
             yield
             committing = True
@@ -335,6 +365,8 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
             for _, tmp in moves:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+            if written:
+                err.add_note(f"except {', '.join(written)}, written into before (a device is never replaced)")
         elif committed and isinstance(err, KeyboardInterrupt):  # deferred by _signals_held
             err.add_note("it came while the outputs were put in place, and waited until they all were")
         raise
