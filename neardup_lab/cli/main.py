@@ -62,8 +62,7 @@ examples:
   neardup-lab index query news.idx draft.txt
 
 exit codes: 0 done; 1 done, but some inputs were skipped (each is reported with its
-file and line); 2 usage or fatal error (nothing was written, but to a device the
-message names).
+file and line); 2 usage or fatal error (nothing was written).
 """
 
 _DEDUP_EPILOG = """\

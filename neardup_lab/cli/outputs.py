@@ -1,13 +1,11 @@
 """The files the ``neardup-lab`` command writes, and where it may write them.
 
-``--out`` (clusters or matches), ``--problems`` (skipped inputs), and the inputs' own records in
-their format (:func:`records_writer`): ``--keep-out`` and ``--removed-out`` (dedup), ``--new-out``
-(index). An output may never overwrite an input, land inside an index folder, or be a ``.txt``
-file in an input folder (a later run would read it as a document): :func:`check_outputs` refuses
-such paths before anything is read, :func:`check_not_read` after reading. Every file is written
-completely under a temporary name next to its path before the index is saved, and :func:`staged`
-moves them all into place only after that: the outputs and the index are committed together. An
-output never replaces a device, a FIFO or a link: a device is written into, a link written through.
+``--out`` (clusters or matches), ``--problems``, and the inputs' own records (``--keep-out``,
+``--removed-out``, ``--new-out``). An output may not be an input, lie in an index folder, or be a
+``.txt`` file in an input folder (a later run would read it): :func:`check_outputs` refuses such
+paths before reading, :func:`check_not_read` after. :func:`staged` writes every file under a
+temporary name, runs the index save, then renames them all: outputs and index commit together.
+A device, FIFO or ``/dev/stdout`` is written into (never replaced), a link written through.
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ from ..readers import (
     Document,
     InputChanged,
     Problem,
-    ReadOptions,
     ReadReport,
     compression_of,
     csv_delimiter,
@@ -52,7 +49,7 @@ from ..readers.files import inner_suffix
 
 __all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]
 __all__ += ["clusters_writer", "matches_writer", "problems_writer", "RECORD_OPTIONS", "records_format"]
-__all__ += ["records_writer"]
+__all__ += ["records_writer", "writes_to_stdout", "output_delimiter", "CsvRows"]
 
 OUT_FORMATS = ("jsonl", "csv")
 #: The fields ``--why`` adds to each removed document of the cluster output (CSV columns, in order).
@@ -64,8 +61,7 @@ _OUTPUT_OPTIONS = ("out", "problems", *RECORD_OPTIONS)
 Writer = Callable[[IO[str]], None]
 _ELSEWHERE = "write it elsewhere"
 _SPOOL_BYTES = 1 << 24  # what goes to a device is held in memory up to this, then in a temporary file
-#: Compressions no output is written in (``--keep-out`` writes ``.gz`` and ``.zst``).
-_UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")
+_UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")  # .gz, .zst are written
 
 
 class UsageError(Exception):
@@ -77,11 +73,8 @@ def _option_name(option: str) -> str:
 
 
 def _identity(path: str) -> tuple[int, int] | None:
-    """``(st_dev, st_ino)`` of what ``path`` leads to, or None when nothing is there.
-
-    Paths are compared by this, never by their text: a bind mount or a hard link shows one
-    file under two names.
-    """
+    """``(st_dev, st_ino)`` of what ``path`` leads to, or None: paths are compared by this, never by
+    their text (a bind mount or a hard link shows one file under two names)."""
     try:
         info = os.stat(path)
     except (OSError, ValueError):
@@ -89,16 +82,18 @@ def _identity(path: str) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
+def _identities(paths: Iterable[str]) -> set[tuple[int, int]]:
+    return {found for path in paths if (found := _identity(path)) is not None}
+
+
 def _below_any(path: str, folders: set[tuple[int, int]]) -> bool:
-    """True when a folder on the way up from ``path`` is one of ``folders`` (identities)."""
+    """Whether a folder on the way up from ``path`` is one of ``folders`` (identities)."""
     here = os.path.dirname(os.path.abspath(path))
-    while True:
-        if _identity(here) in folders:
-            return True
-        up = os.path.dirname(here)
-        if up == here:
+    while _identity(here) not in folders:
+        here, before = os.path.dirname(here), here
+        if here == before:
             return False
-        here = up
+    return True
 
 
 def _output_problem(path: str, args: argparse.Namespace) -> str | None:
@@ -106,15 +101,14 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
     real = os.path.realpath(path)
     folder, index = os.path.dirname(real), getattr(args, "index", None)
     risk = "where it could overwrite the index; " + _ELSEWHERE
-    inputs = {_identity(p) for p in args.inputs} - {None}
-    if _identity(path) in inputs:
+    if _identity(path) in _identities(args.inputs):
         return " is one of the inputs; " + _ELSEWHERE
-    if index is not None and (_identity(path) == _identity(index) or _below_any(real, {_identity(index)})):
+    if index is not None and (_identity(path) == _identity(index) or _below_any(real, _identities([index]))):
         return f" is inside the index folder {display(index)}, {risk}"
     if os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(os.path.join(folder, LOCK_NAME)):
         return f" is inside a saved index folder, {risk}"
     # A new file reached through a link inside an input folder too (an existing one is an input).
-    folders = {_identity(p) for p in args.inputs if os.path.isdir(p)} - {None}
+    folders = _identities(p for p in args.inputs if os.path.isdir(p))
     lexical = not os.path.exists(path) and _below_any(path, folders)
     if real.lower().endswith(".txt") and (_below_any(real, folders) or lexical):
         later = "so a later run would read it as a document"
@@ -129,8 +123,7 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
 
 def _compression_problem(option: str, path: str) -> str | None:
     """What is wrong with the compression ``path``'s name announces for ``option``; None when nothing is."""
-    suffix = Path(path).suffix.lower()
-    records = option in RECORD_OPTIONS
+    suffix, records = Path(path).suffix.lower(), option in RECORD_OPTIONS
     if suffix in _UNWRITTEN and records:
         return f" names a {suffix} file, which is not written; end the name in .gz or .zst, or drop {suffix}"
     if suffix in _UNWRITTEN or (compression_of(path) and not records):
@@ -139,9 +132,8 @@ def _compression_problem(option: str, path: str) -> str | None:
 
 
 def check_outputs(args: argparse.Namespace) -> str | None:
-    """Refuse ``--out``/``--problems`` able to overwrite an input or an index; return ``--out``'s format.
-
-    Run before anything is read. Raises :class:`UsageError` naming the option.
+    """Refuse, before anything is read, outputs that could overwrite an input or an index, or name
+    one file twice (:class:`UsageError`); return ``--out``'s format.
 
     >>> check_outputs(argparse.Namespace(inputs=["news"], out="c.csv", out_format=None, problems=None))
     'csv'
@@ -150,8 +142,9 @@ def check_outputs(args: argparse.Namespace) -> str | None:
         raise UsageError("--out-format needs --out PATH")
     fmt = None
     if args.out is not None:
-        suffixes = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
-        fmt = args.out_format or suffixes.get(Path(args.out).suffix.lower())
+        fmt = args.out_format or {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(
+            Path(args.out).suffix.lower()
+        )
         if fmt is None:
             hint = "end it in .jsonl or .csv, or give --out-format"
             raise UsageError(f"cannot tell the format of --out {args.out} from its name; {hint}")
@@ -170,8 +163,7 @@ def check_outputs(args: argparse.Namespace) -> str | None:
 
 
 def _is_stdout(path: str) -> bool:
-    """Whether ``path`` leads to this process's standard output (``/dev/stdout``, or the very file
-    the shell redirected it to)."""
+    """Whether ``path`` leads to this process's standard output (or to the file it was sent to)."""
     try:
         stdout = os.fstat(1)
     except OSError:
@@ -180,8 +172,7 @@ def _is_stdout(path: str) -> bool:
 
 
 def writes_to_stdout(args: argparse.Namespace) -> bool:
-    """Whether an output named in ``args`` is this process's standard output: then nothing else
-    may be printed there.
+    """Whether an output named in ``args`` is standard output: then nothing else is printed there.
 
     >>> writes_to_stdout(argparse.Namespace(out="clusters.jsonl"))
     False
@@ -190,33 +181,29 @@ def writes_to_stdout(args: argparse.Namespace) -> bool:
 
 
 def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
-    """Refuse an output that is one of the files read (``input_files``, real paths) via a folder or a link.
+    """Refuse an output that is one of the files read (``input_files``), reached via a folder or a link.
 
     >>> check_not_read(argparse.Namespace(out="c.jsonl", problems=None), set())
     """
-    read: set[tuple[int, int] | None] | None = None
-    for option in _OUTPUT_OPTIONS:
-        path = getattr(args, option, None)
-        if path is None or _identity(path) is None:
-            continue
-        read = read if read is not None else {_identity(p) for p in input_files}
+    outputs = [(option, path) for option in _OUTPUT_OPTIONS if (path := getattr(args, option, None))]
+    read = _identities(input_files) if any(_identity(path) for _, path in outputs) else set()
+    for option, path in outputs:
         if _identity(path) in read:
             raise UsageError(f"{_option_name(option)} {path} is one of the files read as input; {_ELSEWHERE}")
 
 
-# ----- writing: files staged and committed together, devices streamed ----------------------
+# ----- writing: files staged and committed together, devices written into ---------------------
+
+
+_DESCRIPTORS = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd")
 
 
 def _fd_alias(path: str) -> bool:
-    """True when ``path`` leads, through links, to an open descriptor (``/dev/stdout``, ``/dev/fd/1``).
-
-    Such a name may reach a file the shell opened: replacing that would leave the shell writing to a
-    deleted one.
-    """
+    """Whether ``path`` leads, through links, to an open descriptor (``/dev/stdout``): it may reach a
+    file the shell opened, and replacing that would leave the shell writing to a deleted one."""
     hop = os.path.abspath(path)
     for _ in range(40):  # links followed at most, as the kernel itself allows
-        folder = os.path.realpath(os.path.dirname(hop))
-        if re.fullmatch(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd", folder):
+        if _DESCRIPTORS.fullmatch(os.path.realpath(os.path.dirname(hop))):
             return True
         if not os.path.islink(hop):
             return False
@@ -225,7 +212,7 @@ def _fd_alias(path: str) -> bool:
 
 
 def _streamed(path: str) -> bool:
-    """True when ``path`` is written into, not replaced: a device, a FIFO, a socket, ``/dev/stdout``.
+    """Whether ``path`` is written into, not replaced: a device, a FIFO, a socket, ``/dev/stdout``.
 
     >>> _streamed(os.devnull), _streamed("new-clusters.jsonl")
     (True, False)
@@ -248,7 +235,7 @@ def _cannot_write(path: str, err: OSError) -> UsageError:
 
 
 def _stage(path: str, write: Writer) -> str:
-    """Write output ``path`` completely and synced to a temporary file next to where it goes; its name."""
+    """Write output ``path`` whole and synced under a temporary name next to where it goes; that name."""
     try:
         with written_aside(_written_path(path)) as (f, staged):
             write(f)
@@ -259,8 +246,8 @@ def _stage(path: str, write: Writer) -> str:
 
 @contextlib.contextmanager
 def _spooled(path: str, write: Writer) -> Iterator[IO[bytes]]:
-    """All that ``write`` writes for the device ``path``, held (in memory, then in a temporary
-    file) until it is complete: an error making it writes nothing to the device."""
+    """What ``write`` writes for the device ``path``, held whole (in memory, then in a temporary
+    file) before any of it is written: a failure to make it writes nothing there."""
     with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as spool:
         text = io.TextIOWrapper(spool, encoding="utf-8", newline="", errors="backslashreplace")
         try:
@@ -276,8 +263,7 @@ def _spooled(path: str, write: Writer) -> Iterator[IO[bytes]]:
 def _stream(path: str, spool: IO[bytes]) -> None:
     """Write ``spool`` into output ``path`` as ``>>`` would: a device is never replaced."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
-        with open(fd, "wb") as device:
+        with open(os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0)), "wb") as device:
             shutil.copyfileobj(spool, device)
     except OSError as err:
         if isinstance(err, BrokenPipeError):
@@ -287,11 +273,9 @@ def _stream(path: str, spool: IO[bytes]) -> None:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Defer Ctrl-C and SIGTERM while the block commits, then raise the first one caught again.
-
-    Stopped between the index save and the renames, a run would leave the index grown and its
-    reports missing; a signal is never dropped either. Only the main thread can set handlers.
-    """
+    """Defer Ctrl-C and SIGTERM while the block commits, then raise the first one caught again:
+    stopped between the index save and the renames, a run would leave the index grown and its
+    outputs missing. Only the main thread can set handlers."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -325,11 +309,10 @@ def _commit(moves: list[tuple[str, str]]) -> None:
 
 @contextlib.contextmanager
 def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
-    """Write every output completely, run the block (the index save), then move all files into place.
+    """Write every output whole, run the block (the index save), then move all files into place.
 
-    Each file is written and synced under a temporary name next to where it goes before the
-    block runs, so a full disk stops the run before the index commits. A device, FIFO or
-    ``/dev/stdout`` is written into after that, never replaced; a link is written through.
+    Files are written and synced under temporary names first, so a full disk stops the run before
+    the index commits; what goes to a device is made whole, then written into it (stdout last).
     Signals wait while the block and the renames run.
 
     >>> import tempfile
@@ -372,14 +355,13 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
         raise
 
 
+# ----- what is written ---------------------------------------------------------------------------
+
+
 class CsvRows:
-    r"""Rows written as CSV to ``f``, each ending in ``\n``, a field holding a carriage return, a
-    line feed, the delimiter or a quote quoted.
+    r"""Rows written as CSV to ``f``, each ending in ``\n``; a field holding a carriage return, a
+    line feed, the delimiter or a quote is quoted (``csv.writer`` quotes only its own line end).
 
-    (``csv.writer`` quotes only the characters of its own line end: with ``"\n"`` a bare ``"\r"``
-    went out unquoted and split the row for the next reader.)
-
-    >>> import io
     >>> out = io.StringIO()
     >>> CsvRows(out).writerow(["a\rb", "c"])
     >>> out.getvalue()
@@ -396,12 +378,11 @@ class CsvRows:
         self._writer.writerow(row)
         self._f.write(self._row.getvalue()[:-2] + "\n")
 
-    def writerows(self, rows: Iterable[Sequence[object]]) -> None:
-        for row in rows:
-            self.writerow(row)
+
+_Rows = list[dict[str, Any]]
 
 
-def _rows_writer(fmt: str, nested: list[dict], flat: list[dict], columns: list[str]) -> Writer:
+def _rows_writer(fmt: str, nested: _Rows, flat: _Rows, columns: list[str]) -> Writer:
     """A writer of one JSON line per ``nested`` record, or a CSV table of the ``flat`` rows."""
 
     def write(f: IO[str]) -> None:
@@ -410,15 +391,17 @@ def _rows_writer(fmt: str, nested: list[dict], flat: list[dict], columns: list[s
         else:
             rows = CsvRows(f)
             rows.writerow(columns)
-            rows.writerows([row.get(column, "") for column in columns] for row in flat)
+            for row in flat:
+                rows.writerow([row.get(column, "") for column in columns])
 
     return write
 
 
-def clusters_writer(fmt: str, result: DedupResult, ids: list[str], why: dict | None = None) -> Writer:
+def clusters_writer(
+    fmt: str, result: DedupResult, ids: list[str], why: dict[int, dict[str, object]] | None = None
+) -> Writer:
     """Write ``result``'s clusters: one JSON line per cluster, or a CSV row per document.
 
-    >>> import io
     >>> from neardup_lab.engine.pipeline import dedup
     >>> f = io.StringIO()
     >>> clusters_writer("csv", dedup(["a b", "a b"], k=1), ["x", "y"])(f)
@@ -427,17 +410,16 @@ def clusters_writer(fmt: str, result: DedupResult, ids: list[str], why: dict | N
     0,2,0,x,True
     0,2,1,y,False
     """
-    nested, flat = [], []
+    nested: _Rows = []
+    flat: _Rows = []
     for number, (members, keeper) in enumerate(zip(result.clusters, result.keepers)):
-        nested.append(dict(cluster=number, size=len(members), keeper=ids[keeper], keeper_index=keeper))
-        nested[-1] |= {"ids": [ids[i] for i in members], "indices": members}
+        record = dict(cluster=number, size=len(members), keeper=ids[keeper], keeper_index=keeper)
+        nested.append(record | {"ids": [ids[i] for i in members], "indices": members})
         if why is not None:  # --why: the pair that tied each removed document to its cluster
             nested[-1]["why"] = [{"id": ids[i], **why[i]} for i in members if i in why]
-        flat += [
-            {"cluster": number, "size": len(members), "index": i, "id": ids[i], "keep": i == keeper}
-            | (why.get(i, dict.fromkeys(WHY_COLUMNS, "")) if why is not None else {})
-            for i in members
-        ]
+        for i in members:
+            row = {"cluster": number, "size": len(members), "index": i, "id": ids[i], "keep": i == keeper}
+            flat.append(row | (why.get(i, {}) if why is not None else {}))
     columns = ["cluster", "size", "index", "id", "keep", *(WHY_COLUMNS if why is not None else ())]
     return _rows_writer(fmt, nested, flat, columns)
 
@@ -445,29 +427,26 @@ def clusters_writer(fmt: str, result: DedupResult, ids: list[str], why: dict | N
 def matches_writer(fmt: str, ids: list[str], found: list[list[Match]]) -> Writer:
     """Write each document's matches: one JSON line per document, or a CSV row per match.
 
-    >>> import io
     >>> f = io.StringIO()
     >>> matches_writer("jsonl", ["a"], [[]])(f)
     >>> f.getvalue()
     '{"id": "a", "position": 0, "status": "new", "matches": []}\\n'
     """
-    nested, flat = [], []
+    nested: _Rows = []
+    flat: _Rows = []
     columns = ["id", "position", "status", "match_id", "match_in", "jaccard", "exact"]
     for position, (doc_id, matches) in enumerate(zip(ids, found)):
-        status = "duplicate" if matches else "new"
-        nested.append(
-            {"id": doc_id, "position": position, "status": status, "matches": [m.to_dict() for m in matches]}
-        )
-        for m in matches or [None]:  # a document without a match: one row of empty match cells
-            cells = (m.id, "index" if m.in_index else "batch", m.jaccard, m.exact) if m else ("",) * 4
-            flat.append(dict(zip(columns, (doc_id, position, status, *cells))))
+        document = {"id": doc_id, "position": position, "status": "duplicate" if matches else "new"}
+        nested.append(document | {"matches": [m.to_dict() for m in matches]})
+        cells = [(m.id, "index" if m.in_index else "batch", m.jaccard, m.exact) for m in matches]
+        # a document without a match: one row of empty match cells
+        flat += [document | dict(zip(columns[3:], cell)) for cell in cells] or [document]
     return _rows_writer(fmt, nested, flat, columns)
 
 
 def problems_writer(problems: Sequence[Problem]) -> Writer:
     """Write every skipped input as a JSON line (the ``--problems`` file).
 
-    >>> import io
     >>> f = io.StringIO()
     >>> problems_writer([Problem("a.txt", None, "binary", "NUL byte")])(f)
     >>> f.getvalue()
@@ -480,10 +459,8 @@ def problems_writer(problems: Sequence[Problem]) -> Writer:
 
 
 def records_format(args: argparse.Namespace) -> str | None:
-    """The one format of all inputs, in which the record options (``--keep-out``...) write; None without them.
-
-    Raises :class:`UsageError` when the inputs mix formats or an output's
-    name announces another format than the inputs'.
+    """The one format of all inputs, in which the record options write; None without them. Inputs
+    of mixed formats, or an output named for another format, are a :class:`UsageError`.
 
     >>> records_format(argparse.Namespace(inputs=["a.jsonl.gz", "b.jsonl"], keep_out="kept.jsonl"))
     'jsonl'
@@ -512,7 +489,7 @@ def records_format(args: argparse.Namespace) -> str | None:
 
 
 @contextlib.contextmanager
-def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes]]:
+def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes] | gzip.GzipFile]:
     """``raw``, compressed as ``path``'s name says (``.gz``, ``.zst``), finished when the block ends."""
     compressed = compression_of(path)
     if compressed is None:
@@ -527,8 +504,8 @@ def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes]]:
 
 
 def output_delimiter(out: str, read_with: str) -> str:
-    r"""The delimiter of CSV output ``out``: a tab for a ``.tsv`` name, never a tab for a ``.csv``
-    one (a comma then), else ``read_with``, the inputs' own.
+    r"""The delimiter of CSV output ``out``: a tab for ``.tsv``, a comma for ``.csv`` when the inputs
+    had tabs, else theirs (``read_with``).
 
     >>> [output_delimiter(out, read) for out, read in [("a.tsv", ","), ("a.csv.gz", "\t"), ("a.csv", ";")]]
     ['\t', ',', ';']
@@ -540,11 +517,11 @@ def output_delimiter(out: str, read_with: str) -> str:
 
 
 def _layout(kind: str, paths: list[str], report: ReadReport) -> Any:
-    """The CSV header or Parquet schema of the inputs ``paths`` the records come from (None for
-    JSONL); without any, the first an input has. Inputs whose layouts differ are refused."""
+    """The CSV header or Parquet schema the inputs ``paths`` share (None for JSONL); without
+    ``paths``, the first an input has. Inputs whose layouts differ are refused."""
     if kind == "jsonl":
         return None
-    if not paths:  # no record to write: the layout of the first input that has one
+    if not paths:  # no record to write, yet a header or a schema
         found = (record_layout(kind, s.path, report.options) for s in report.sources.values())
         return next((layout for layout in found if layout is not None), None)
     what, first = "header" if kind == "csv" else "schema", None
@@ -553,29 +530,26 @@ def _layout(kind: str, paths: list[str], report: ReadReport) -> Any:
         if layout is None:
             changed = f"{display(path)} changed while this run read it"
             raise InputChanged(f"{changed} (its {what} cannot be read again)")
-        if first is None:
-            first = layout
-        elif layout != first:
-            pair = f"{display(paths[0])} and {display(path)}"
-            inputs = f"the {'CSV' if kind == 'csv' else 'Parquet'} inputs {pair}"
+        if first is not None and layout != first:
+            pair = f"{'CSV' if kind == 'csv' else 'Parquet'} inputs {display(paths[0])} and {display(path)}"
             raise UsageError(
-                f"{inputs} have different {what}s, so their rows cannot go to one file; "
+                f"the {pair} have different {what}s, so their rows cannot go to one file; "
                 "deduplicate them in separate runs"
             )
+        first = layout
     return first
 
 
 @contextlib.contextmanager
 def _record_sink(
-    kind: str, raw: IO[bytes], layout: Any, out: str, options: ReadOptions, read_with: str
-) -> Iterator[Callable[[Any], object]]:
-    """Where the records read again go, in the inputs' format: JSONL lines as read, CSV rows under
-    the header ``layout`` (delimited as :func:`output_delimiter` says, from the inputs' ``read_with``),
+    kind: str, raw: IO[bytes] | gzip.GzipFile, layout: Any, out: str, encoding: str, read_with: str
+) -> Iterator[Any]:
+    """Where the records read again go: JSONL lines as read, CSV rows under the header ``layout``,
     record batches under the Parquet schema ``layout``."""
     if kind == "jsonl":
         yield raw.write
     elif kind == "csv":
-        text = io.TextIOWrapper(raw, encoding=options.encoding, errors="surrogateescape", newline="")
+        text = io.TextIOWrapper(raw, encoding=encoding, errors="surrogateescape", newline="")
         rows = CsvRows(text, delimiter=output_delimiter(out, read_with))
         if layout is not None:  # no header: no row to write either
             rows.writerow(layout)
@@ -591,7 +565,7 @@ def _record_sink(
 
 
 def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterator[bytes]:
-    """The bytes of each document's path as the file system holds them, a line each (``null``: NUL-ended)."""
+    """Each document's path as the file system holds it, a line each (``null``: NUL-ended)."""
     for doc in documents:
         name = os.fsencode(doc.source)
         if not null and re.search(rb"[\x00-\x1f\x7f]", name):  # a newline would make one path two
@@ -606,17 +580,14 @@ def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterato
 def records_writer(
     kind: str, path: str, report: ReadReport, chosen: Sequence[int], args: argparse.Namespace
 ) -> Writer:
-    """Write the documents ``chosen`` (indices into ``report.documents``) as records, in input order.
+    """Write the documents ``chosen`` (indices into ``report.documents``) as records, in input order:
+    JSONL lines byte for byte, CSV rows under the inputs' header, Parquet rows with their schema;
+    for ``.txt`` files their paths (NUL-ended with ``args.null``). ``.gz``/``.zst`` compress.
 
-    JSONL lines are copied byte for byte as read; CSV rows are written under the inputs' header,
-    Parquet rows with their schema, and for folders of ``.txt`` files the paths, one per line
-    (NUL-ended with ``args.null``). The records are read again from the inputs
-    (:func:`~neardup_lab.readers.records_again`, with the options ``report`` was read with) and must
-    be what was read, whole when it was read with fingerprints: an input that changed meanwhile, was
-    cut short, or cannot be read again is refused, and nothing is written. ``path`` ending in
-    ``.gz``/``.zst`` compresses.
+    The records are read again (:func:`~neardup_lab.readers.records_again`) and must be what was
+    read, whole if fingerprinted; an input changed, cut short or unreadable since is refused.
 
-    >>> import io, pathlib, tempfile
+    >>> import pathlib, tempfile
     >>> from neardup_lab.readers import read_inputs
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     src = pathlib.Path(tmp, "a.jsonl")
@@ -638,12 +609,12 @@ def records_writer(
             if kind == "txt":
                 raw.writelines(_path_lines(documents, path, getattr(args, "null", False)))
                 return
-            paths = [report.sources[source].path for source in grouped]
+            paths, options = [report.sources[source].path for source in grouped], report.options
             layout = _layout(kind, paths, report)
-            read_with = csv_delimiter(paths[0] if paths else path, report.options.delimiter)
-            with _record_sink(kind, raw, layout, path, report.options, read_with) as put:
+            read_with = csv_delimiter(paths[0] if paths else path, options.delimiter)
+            with _record_sink(kind, raw, layout, path, options.encoding, read_with) as put:
                 for source_path, wanted in zip(paths, grouped.values()):
-                    for record in records_again(kind, source_path, wanted, report.options):
+                    for record in records_again(kind, source_path, wanted, options):
                         put(record)
 
     def write_or_refuse(f: IO[str]) -> None:
