@@ -39,9 +39,8 @@ def _read(args: argparse.Namespace, console: Console, kind: str | None) -> tuple
     it is read again.
     """
     started = time.perf_counter()
-    bar = console.progress()
     options = {name: getattr(args, name) for name in _READ_OPTIONS}
-    progress = (lambda items: bar(items, desc="reading", unit="record")) if bar else None
+    progress = console.progress("reading", "record")
     whole = kind not in (None, "txt")
     report = read_inputs(args.inputs, fmt=args.format, progress=progress, fingerprints=whole, **options)
     seconds = time.perf_counter() - started

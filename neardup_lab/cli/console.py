@@ -9,8 +9,8 @@ from __future__ import annotations
 import io
 import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import IO
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any, cast
 
 from ..engine.pipeline import DedupResult, candidates_warning
 from ..engine.settings import RECALL_WEIGHTS, Settings
@@ -101,14 +101,12 @@ class Console:
         """
         self.say("time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in stages))
 
-    def progress(self) -> Callable | None:
-        """A ``tqdm``-like wrapper drawing bars on ``err``, or None when there are no bars."""
+    def progress(self, desc: str, unit: str) -> Callable[[Iterable[Any]], Iterable[Any]] | None:
+        """A wrapper drawing a ``tqdm`` bar on ``err`` as items pass through; None without bars."""
         if not self.bars:
             return None
-        def bar(items, **kwargs):  # type: ignore[no-untyped-def]
-            return progress_bar(iterable=items, file=self.err, leave=False, **kwargs)
-
-        return bar
+        options = {"file": self.err, "leave": False, "desc": desc, "unit": unit}
+        return lambda items: cast(Iterable[Any], progress_bar(iterable=items, **options))
 
 
 def warn_skipped(console: Console, report: ReadReport, problems_path: str | None) -> None:
@@ -164,6 +162,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
     ...
     """
     b, r, t = settings.bands, settings.rows, settings.threshold
+    assert b is not None and r is not None  # Settings always resolves them; only its annotation says None
 
     def say(line: str) -> None:  # asked for explicitly, so printed even with --quiet
         print(printable(line), file=console.out)

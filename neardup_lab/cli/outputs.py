@@ -25,7 +25,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 from ..engine.pipeline import DedupResult
 from ..index.atomic import sync_folder, written_aside
@@ -58,7 +58,7 @@ WHY_COLUMNS = ("tied_to", "tied_to_index", "jaccard", "exact", "steps")
 RECORD_OPTIONS = ("keep_out", "removed_out", "new_out")
 _OUTPUT_OPTIONS = ("out", "problems", *RECORD_OPTIONS)
 #: Writes one output file to the open text file it is given.
-Writer = Callable[[IO[str]], None]
+Writer = Callable[[TextIO], None]
 _ELSEWHERE = "write it elsewhere"
 _SPOOL_BYTES = 1 << 24  # what goes to a device is held in memory up to this, then in a temporary file
 _UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")  # .gz, .zst are written
@@ -234,11 +234,19 @@ def _cannot_write(path: str, err: OSError) -> UsageError:
     return UsageError(f"cannot write {display(path)}: {err.strerror or err}; {nothing}")
 
 
+def _as_text(raw: IO[bytes], write: Writer) -> None:
+    """Run ``write`` on ``raw`` as UTF-8 text, odd file names escaped rather than refused."""
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="", errors="backslashreplace")
+    write(text)
+    text.flush()
+    text.detach()  # the caller closes ``raw``
+
+
 def _stage(path: str, write: Writer) -> str:
     """Write output ``path`` whole and synced under a temporary name next to where it goes; that name."""
     try:
-        with written_aside(_written_path(path)) as (f, staged):
-            write(f)
+        with written_aside(_written_path(path)) as (raw, staged):
+            _as_text(raw, write)
     except OSError as err:
         raise _cannot_write(path, err) from None
     return staged
@@ -249,13 +257,10 @@ def _spooled(path: str, write: Writer) -> Iterator[IO[bytes]]:
     """What ``write`` writes for the device ``path``, held whole (in memory, then in a temporary
     file) before any of it is written: a failure to make it writes nothing there."""
     with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as spool:
-        text = io.TextIOWrapper(spool, encoding="utf-8", newline="", errors="backslashreplace")
         try:
-            write(text)
-            text.flush()
+            _as_text(spool, write)
         except OSError as err:
             raise _cannot_write(path, err) from None
-        text.detach()
         spool.seek(0)
         yield spool
 
@@ -385,7 +390,7 @@ _Rows = list[dict[str, Any]]
 def _rows_writer(fmt: str, nested: _Rows, flat: _Rows, columns: list[str]) -> Writer:
     """A writer of one JSON line per ``nested`` record, or a CSV table of the ``flat`` rows."""
 
-    def write(f: IO[str]) -> None:
+    def write(f: TextIO) -> None:
         if fmt == "jsonl":
             f.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in nested)
         else:
@@ -603,9 +608,9 @@ def records_writer(
     for doc in documents:
         grouped.setdefault(doc.source, {})[doc.line or 0] = doc
 
-    def write(f: IO[str]) -> None:
+    def write(f: TextIO) -> None:
         f.flush()
-        with _compressed(f.buffer, path) as raw:  # type: ignore[attr-defined]
+        with _compressed(f.buffer, path) as raw:
             if kind == "txt":
                 raw.writelines(_path_lines(documents, path, getattr(args, "null", False)))
                 return
@@ -617,7 +622,7 @@ def records_writer(
                     for record in records_again(kind, source_path, wanted, options):
                         put(record)
 
-    def write_or_refuse(f: IO[str]) -> None:
+    def write_or_refuse(f: TextIO) -> None:
         try:
             write(f)
         except InputChanged as err:

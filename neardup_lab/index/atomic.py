@@ -13,11 +13,12 @@ thread-safe); a file that replaces another takes that one's mode.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 __all__ = ["written_aside", "atomic_writer", "sync_folder"]
 __all__ += ["create_temporary_file", "create_temporary_folder"]
@@ -89,24 +90,22 @@ def sync_folder(path: str | os.PathLike[str]) -> None:
 
 
 @contextlib.contextmanager
-def written_aside(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[tuple[IO[Any], str]]:
+def written_aside(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, str]]:
     """A new temporary file next to ``path``, open for writing, and its name; synced to disk when
     the block ends, removed if it raises. Renaming it into place is the caller's move (several
-    files can then be committed together). Text is UTF-8; a lone surrogate (from an undecodable
-    file name) is written as a backslash escape.
+    files can then be committed together).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     with written_aside(os.path.join(tmp, "out.txt")) as (f, staged):
-    ...         _ = f.write("done")
+    ...         _ = f.write(b"done")
     ...     os.path.basename(staged).startswith(".tmp-out.txt-"), open(staged).read()
     (True, 'done')
     """
     folder, name = os.path.split(os.fspath(path))
     fd, staged = create_temporary_file(folder, f".tmp-{name}-", like=path)
-    mode, text = ("wb", None) if binary else ("w", "utf-8")
     try:
-        with open(fd, mode, encoding=text, newline=text and "", errors=text and "backslashreplace") as f:
+        with open(fd, "wb") as f:
             yield f, staged
             f.flush()
             os.fsync(f.fileno())
@@ -119,7 +118,8 @@ def written_aside(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
     """Open a file that replaces ``path`` once the block succeeds (:func:`written_aside`, then
-    renamed into place); if the block raises, ``path`` is left as it was.
+    renamed into place); if the block raises, ``path`` is left as it was. Text is UTF-8, a lone
+    surrogate (from an undecodable file name) written as a backslash escape.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -128,8 +128,14 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     ...     os.listdir(tmp), open(os.path.join(tmp, "out.txt")).read()
     (['out.txt'], 'done')
     """
-    with written_aside(path, binary=binary) as (f, staged):
-        yield f
+    with written_aside(path) as (raw, staged):
+        if binary:
+            yield raw
+        else:
+            text = io.TextIOWrapper(raw, encoding="utf-8", newline="", errors="backslashreplace")
+            yield text
+            text.flush()
+            text.detach()
     try:
         os.replace(staged, path)
     except BaseException:

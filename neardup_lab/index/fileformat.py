@@ -27,12 +27,13 @@ import os
 import re
 import shutil
 import stat
+import sys
 import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 
@@ -41,10 +42,8 @@ from ..engine.settings import Settings
 from ..readers.jsonl import nested_too_deeply
 from .atomic import atomic_writer, create_temporary_file, create_temporary_folder, sync_folder
 
-try:
+if sys.platform != "win32":  # Windows has no file locks: the generation check alone guards an update
     import fcntl
-except ImportError:  # Windows: no file locks; the generation check alone guards an update
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "META_NAME", "LOCK_NAME"]
 __all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
@@ -67,13 +66,14 @@ LOCK_NAME = ".lock"
 #: :class:`~neardup_lab.spans.Ragged`, ``exact_keys`` the 128-bit keys as two uint64.
 #: ``source_*`` describe each input file added: its name (packed like ids), its
 #: ``(st_dev, st_ino)`` and the SHA-256 of its bytes.
-ARRAYS = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
+ARRAYS: tuple[str, ...] = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 ARRAYS += ("source_names", "source_name_offsets", "source_inodes", "source_digests")
 _V2_ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no such flag (and no symlinks a user makes lightly)
 _HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
-_HEADER_KEYS = ("format", "format_version", "normalization", "shingle_hash", "settings", "documents")
-_HEADER_KEYS += ("generation",)
+_HEADER_KEYS = (
+    *("format", "format_version", "normalization", "shingle_hash", "settings", "documents", "generation"),
+)
 _META_KEYS = (*_HEADER_KEYS, "data_file", "data_sha256", "written_by")
 _BUILD_MARKER = ".building"  # in a staging folder, locked while its build runs
 # What a staging folder may hold; a folder with anything else is not ours to delete.
@@ -238,7 +238,8 @@ def _write_generation(
         "generation": generation,
     }
     with atomic_writer(folder / data_name, binary=True) as f:
-        np.savez(f, **arrays, **{_HEADER: np.array(_canonical(header))})
+        members: dict[str, Any] = {**arrays, _HEADER: np.array(_canonical(header))}
+        np.savez(f, **members)
     with _open_regular(folder / data_name) as f:
         sha256 = _sha256_of(f)
     written_by = f"neardup_lab {__version__}"
@@ -306,7 +307,7 @@ def _locked(folder: Path) -> Iterator[None]:
 
     A ``.lock`` that is a link (to a system file, say) is refused, so what it points to is not touched.
     """
-    if fcntl is None:
+    if sys.platform == "win32":
         yield
         return
     path, shown = folder / LOCK_NAME, folder.as_posix()
@@ -340,7 +341,7 @@ def _mark_as_building(staging: Path) -> int | None:
     Locked before it gets its name, so a run looking for dead builds never finds it unlocked while
     this build lives; the lock ends with the process, however it dies.
     """
-    if fcntl is None:
+    if sys.platform == "win32":
         return None
     fd, tmp = create_temporary_file(staging, ".tmp-building-")
     try:
@@ -355,7 +356,7 @@ def _mark_as_building(staging: Path) -> int | None:
 
 def _remove_dead_builds(parent: Path) -> None:
     """Delete the ``.tmp-*`` staging folders in ``parent`` that killed builds left."""
-    if fcntl is None:
+    if sys.platform == "win32":
         return
     try:
         found = os.scandir(parent)
@@ -534,7 +535,7 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise CorruptIndexError(f"{META_NAME} in {shown} does not describe a neardup-lab index")
     version = meta.get("format_version")
-    if not _is_count(version, 1):
+    if not (isinstance(version, int) and _is_count(version, 1)):
         raise _damaged(shown, f"{META_NAME} has no valid format_version ({_show(version)})")
     if not _OLDEST_READ <= version <= FORMAT_VERSION:
         newer = version > FORMAT_VERSION

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import limits
 from .files import NotRegular, display, open_problem, open_regular, optional_module, read_again
-from .records import Again, Document, Problem, ReadOptions, describe, own_id, record_document, row_bytes
+from .records import Again, Document, Problem, ReadOptions, describe, own_id, record_document
 
 _NEEDS = ("pyarrow.parquet", "pyarrow", "reading Parquet files")
 
@@ -35,13 +35,13 @@ def _rows(
     if texts is None or ids is None:  # read again from a file rewritten meanwhile
         yield from (Problem(source, row, "missing-parquet-column", "") for row in numbers)
         return
-    wholes = [row_bytes(row) for row in batch.to_pylist()] if options.fingerprints else [None] * len(texts)
+    wholes = batch.to_pylist() if options.fingerprints else [None] * len(texts)
     for row, text, own, whole in zip(numbers, texts, ids, wholes):
         yield _row(source, row, text, own, whole, options)
 
 
 def _row(
-    source: str, row: int, text: object, own: object, whole: bytes | None, options: ReadOptions
+    source: str, row: int, text: object, own: object, whole: object, options: ReadOptions
 ) -> Document | Problem:
     """One Parquet row as a Document, or the Problem that keeps it out (``own``: its id column's value)."""
     if not isinstance(text, str):
