@@ -15,6 +15,7 @@ from ..engine.explain import SHOWN_SHARED, explain, ties
 from ..engine.pipeline import DedupResult
 from ..engine.settings import Settings
 from ..readers import InputError, display, read_inputs
+from ..validate import shown
 from .console import Console, plural
 from .options import EXIT_OK, add_command, add_hash_options, add_max_bytes, given_settings, whole
 from .outputs import WHY_COLUMNS
@@ -58,11 +59,6 @@ def add_explain_command(commands: argparse._SubParsersAction) -> argparse.Argume
     return p
 
 
-def _quoted(text: str) -> str:
-    """A ``--text`` value as shown in the output, cut short when long."""
-    return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
-
-
 def _read_file(path: str, args: argparse.Namespace) -> str:
     """The whole text of the file ``path``, read as ``dedup`` reads a .txt file."""
     if os.path.isdir(path):
@@ -83,7 +79,7 @@ def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
         raise InputError(f"explain compares two texts: give two files, or --text twice; got {got}")
     if files:
         return [(display(path), _read_file(path, args)) for path in files]
-    return [(f"--text {_quoted(text)}", text) for text in texts]
+    return [(f"--text {shown(text)}", text) for text in texts]
 
 
 def run_explain(args: argparse.Namespace, console: Console) -> int:

@@ -22,6 +22,7 @@ from ..clusters import KEEPER_POLICIES
 from ..engine.settings import SHINGLE_KINDS, Settings
 from ..minhash import SCHEMES
 from ..readers import InputError, check_encoding
+from ..validate import shown
 from .console import printable
 
 __all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "CLI_SCHEMES", "Parser", "number", "whole", "jobs"]
@@ -49,11 +50,6 @@ class Parser(argparse.ArgumentParser):
         super().error(printable(message))
 
 
-def _echo(text: str) -> str:
-    """``text`` quoted for an error message, cut short when it is long."""
-    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
-
-
 def number(text: str, kind: type[float] | type[int] = float) -> float:
     """A number (``kind=int``: a whole one).
 
@@ -64,7 +60,7 @@ def number(text: str, kind: type[float] | type[int] = float) -> float:
         return kind(text)
     except ValueError:
         what = "a whole number" if kind is int else "a number"
-        raise ArgumentTypeError(f"expected {what}, got {_echo(text)}") from None
+        raise ArgumentTypeError(f"expected {what}, got {shown(text)}") from None
 
 
 def whole(text: str) -> int:
@@ -137,7 +133,7 @@ def delimiter(text: str) -> str:
     value = "\t" if text == "\\t" else text
     if len(value) != 1 or value in '"\r\n':
         raise ArgumentTypeError(
-            f"must be one character, not a quote or a line break (\\t for a tab), got {_echo(text)}"
+            f"must be one character, not a quote or a line break (\\t for a tab), got {shown(text)}"
         )
     return value
 

@@ -37,7 +37,7 @@ from typing import IO, Any, NamedTuple
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, validate
 from ..engine.settings import Settings
 from ..readers.jsonl import nested_too_deeply
 from .atomic import atomic_writer, create_temporary_file, create_temporary_folder, sync_folder
@@ -455,14 +455,6 @@ def read_index(folder: Path) -> Loaded:
     )
 
 
-def _show(value: object) -> str:
-    """``repr`` of a bad value, short enough for a message (a 5,000-digit int has no repr)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
-        return f"an int of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _damaged(shown: str, what: str) -> CorruptIndexError:
     return CorruptIndexError(f"the index {shown} is damaged: {what}; restore it from a backup or rebuild it")
 
@@ -536,7 +528,7 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
         raise CorruptIndexError(f"{META_NAME} in {shown} does not describe a neardup-lab index")
     version = meta.get("format_version")
     if not (isinstance(version, int) and _is_count(version, 1)):
-        raise _damaged(shown, f"{META_NAME} has no valid format_version ({_show(version)})")
+        raise _damaged(shown, f"{META_NAME} has no valid format_version ({validate.shown(version)})")
     if not _OLDEST_READ <= version <= FORMAT_VERSION:
         newer = version > FORMAT_VERSION
         raise IndexVersionError(
@@ -549,7 +541,8 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
         raise _damaged(shown, f"{META_NAME} has unexpected fields {unexpected}")
     for key, ok in _META_CHECKS.items():
         if key not in meta or not ok(meta[key]):
-            raise _damaged(shown, f"{META_NAME} has a missing or invalid {key!r} ({_show(meta.get(key))})")
+            value = validate.shown(meta.get(key))
+            raise _damaged(shown, f"{META_NAME} has a missing or invalid {key!r} ({value})")
     if meta["data_file"] != _data_name(meta["generation"]):
         raise _damaged(
             shown, f"{META_NAME} names data_file {meta['data_file']!r} for generation {meta['generation']}"
@@ -592,8 +585,8 @@ def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
     for name in [*said, *(n for n in wrote if n not in said)]:
         if _canonical(said.get(name)) != _canonical(wrote.get(name)):
             raise CorruptIndexError(
-                f"the index {shown} is damaged: {META_NAME} says {name} = {_show(said.get(name))}, "
-                f"but its data file {data_file} was written with {_show(wrote.get(name))}; "
+                f"the index {shown} is damaged: {META_NAME} says {name} = {validate.shown(said.get(name))}, "
+                f"but its data file {data_file} was written with {validate.shown(wrote.get(name))}; "
                 f"undo the edit of {META_NAME}, restore the index from a backup, or rebuild it"
             )
 
