@@ -1,10 +1,6 @@
-"""The commands of ``neardup-lab``: each takes the parsed arguments and a console and returns the exit code.
-
-:func:`run_dedup` is ``neardup-lab dedup``, :func:`run_index` is ``index build``, ``add`` and
-``query``, and :func:`run_info` is ``index info``. The arguments come from
-:func:`~neardup_lab.cli.main.build_parser`, with ``args.settings`` set by
-:func:`~neardup_lab.cli.main.main` for ``dedup`` and ``index build``.
-"""
+"""The commands of ``neardup-lab`` (``dedup``; ``index build|add|query``; ``index info``): each
+takes the parsed arguments (with ``args.settings`` for a new run) and a console, and returns the
+exit code."""
 
 from __future__ import annotations
 
@@ -28,7 +24,6 @@ from .outputs import UsageError, Writer
 
 __all__ = ["run_dedup", "run_index", "run_info"]
 
-#: The options passed on to :func:`~neardup_lab.readers.read_inputs` under their own names.
 _READ_OPTIONS = ("field", "column", "encoding", "max_bytes", "delimiter", "id_field", "id_column")
 
 
@@ -58,12 +53,13 @@ def _explain(args: argparse.Namespace, console: Console, settings: Settings, sto
 
 
 def _outputs(
-    args: argparse.Namespace, report: ReadReport, out: Writer | None, records: dict, kind: str | None
+    args: argparse.Namespace,
+    report: ReadReport,
+    out: Writer | None,
+    records: dict[str, list[int]],
+    kind: str | None,
 ) -> list[tuple[str, Writer]]:
-    """The files asked for, as (path, writer) pairs for :func:`~neardup_lab.cli.outputs.staged`.
-
-    ``records`` holds, for each record option (``keep_out``...), the documents it writes.
-    """
+    """The files asked for, as (path, writer) pairs; ``records``: the documents of each record option."""
     files = [(args.problems, outputs.problems_writer(report.problems))] if args.problems else []
     for option, chosen in records.items():
         path = getattr(args, option)
@@ -73,14 +69,15 @@ def _outputs(
 
 
 def _summarised(
-    console: Console, args: argparse.Namespace, report: ReadReport, what: str, times: list, summary: Callable
+    console: Console,
+    args: argparse.Namespace,
+    report: ReadReport,
+    what: str,
+    times: list[tuple[str, float]],
+    summary: Callable[[], None],
 ) -> int:
-    """After every output was committed, print the summary: what was read, ``summary()``, where
-    ``what`` and the records were written, the time per stage; return the exit code.
-
-    A standard output that cannot take the summary (a full disk, a closed pipe)
-    is reported on stderr: the outputs were written, and the exit code says so.
-    """
+    """Print the summary once the outputs are committed; return the exit code. A stdout that cannot
+    take it (a full disk) is said on stderr, and the exit code still tells what was written."""
     try:
         read_summary(console, report, len(args.inputs))
         summary()
