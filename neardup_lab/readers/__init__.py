@@ -57,7 +57,6 @@ from .records import (
 )
 
 DEFAULT_MAX_BYTES = limits.DEFAULT_MAX_BYTES  # readers read limits' own when they run
-PARQUET_BATCH_ROWS = limits.PARQUET_BATCH_ROWS
 
 __all__ = [
     # what reading gives
@@ -69,5 +68,5 @@ __all__ = [
     "records_again", "record_layout", "InputChanged",
     # the pieces
     "display", "open_input", "compression_of", "COMPRESSIONS", "optional_module", "jsonl_lines",
-    "record_value", "csv_rows", "csv_delimiter", "PARQUET_BATCH_ROWS",
+    "record_value", "csv_rows", "csv_delimiter",
 ]
