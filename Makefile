@@ -36,6 +36,7 @@ test: $(STAMP) lint unit-all notebooks notebooks-simd
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # The quick loop: everything but the slow and browser tests.
 unit: $(STAMP)

@@ -514,3 +514,19 @@ def test_a_failed_save_leaves_neither_the_index_changed_nor_a_report(days, monke
     assert snapshot(days) == before  # exit 2: nothing written, not even a temporary file
     assert main(["index", "add", "idx", "day2.jsonl", "--out", "m.jsonl", "-q"]) == 0
     assert len(read_jsonl(days / "m.jsonl")) == 4
+
+
+def test_every_setting_option_sets_its_field_of_settings_with_its_type():
+    import dataclasses
+
+    from neardup_lab import Settings
+    from neardup_lab.cli.main import build_parser
+    from neardup_lab.cli.options import SETTING_OPTIONS, given_settings
+
+    assert set(SETTING_OPTIONS) <= {f.name for f in dataclasses.fields(Settings)}
+    typed = "--threshold 0.7 -k 3 --shingle char --num-perm 64 --bands 8 --rows 8 --seed 5 --scheme mod-prime"
+    args = build_parser().parse_args(["dedup", "x", *typed.split(), "--keep", "longest", "--max-df", "30"])
+    expected = dict(threshold=0.7, k=3, shingle="char", num_perm=64, bands=8, rows=8, seed=5)
+    expected |= dict(scheme="mod-prime", keeper="longest", max_df=30)
+    assert given_settings(args) == expected and isinstance(given_settings(args)["max_df"], int)
+    assert Settings(**given_settings(args)) == Settings(**expected)

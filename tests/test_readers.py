@@ -375,3 +375,13 @@ def test_progress_wrapper_sees_every_record(cwd):
 
     report = read_inputs(["a.jsonl"], progress=progress)
     assert len(seen) == 3 and len(report.documents) == 1 and report.blank_lines == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="needs symbolic links")
+def test_a_path_is_named_as_given_never_tidied_past_a_link(cwd):
+    write(cwd / "other" / "sub" / "x.txt", "")
+    write(cwd / "other" / "a.jsonl", json.dumps({"text": "heavy rain"}) + "\n")
+    write(cwd / "data" / "a.jsonl", json.dumps({"text": "another file"}) + "\n")
+    os.symlink("../other/sub", cwd / "data" / "link")
+    (doc,) = read_inputs(["./data/link/../a.jsonl"]).documents  # the system reads other/a.jsonl
+    assert (doc.text, doc.source, doc.id) == ("heavy rain", "data/link/../a.jsonl", "data/link/../a.jsonl:1")

@@ -1,10 +1,6 @@
-"""The commands of ``neardup-lab``: each takes the parsed arguments and a console and returns the exit code.
-
-:func:`run_dedup` is ``neardup-lab dedup``, :func:`run_index` is ``index build``, ``add`` and
-``query``, and :func:`run_info` is ``index info``. The arguments come from
-:func:`~neardup_lab.cli.main.build_parser`, with ``args.settings`` set by
-:func:`~neardup_lab.cli.main.main` for ``dedup`` and ``index build``.
-"""
+"""The commands of ``neardup-lab`` (``dedup``; ``index build|add|query``; ``index info``): each
+takes the parsed arguments (with ``args.settings`` for a new run) and a console, and returns the
+exit code."""
 
 from __future__ import annotations
 
@@ -14,32 +10,34 @@ import os
 import signal
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 
 from ..engine.pipeline import dedup
 from ..index.store import SavedIndex
-from ..readers import ReadReport, read_inputs
+from ..readers import ReadReport, display, read_inputs
 from ..settings import Settings
 from . import outputs
-from .console import Console, dedup_summary, explain, match_summary, plural, posix, read_summary, warn_skipped
+from .console import Console, dedup_summary, explain, match_summary, plural, read_summary, warn_skipped
 from .explain import why_fields, why_summary
 from .options import EXIT_OK, EXIT_SKIPPED, given_settings
 from .outputs import UsageError, Writer
 
 __all__ = ["run_dedup", "run_index", "run_info"]
 
-#: The options passed on to :func:`~neardup_lab.readers.read_inputs` under their own names.
 _READ_OPTIONS = ("field", "column", "encoding", "max_bytes", "delimiter", "id_field", "id_column")
 
 
-def _read(args: argparse.Namespace, console: Console) -> tuple[ReadReport, float]:
-    """Read the inputs, refuse an output among the files read, and report what was skipped."""
+def _read(args: argparse.Namespace, console: Console, kind: str | None) -> tuple[ReadReport, float]:
+    """Read the inputs, refuse an output among the files read, and report what was skipped.
+
+    With records to copy (of ``kind``), each record read is fingerprinted, to be checked whole when
+    it is read again.
+    """
     started = time.perf_counter()
-    bar = console.progress()
     options = {name: getattr(args, name) for name in _READ_OPTIONS}
-    progress = (lambda items: bar(items, desc="reading", unit="record")) if bar else None
-    report = read_inputs(args.inputs, fmt=args.format, progress=progress, **options)
+    progress = console.progress("reading", "record")
+    whole = kind not in (None, "txt")
+    report = read_inputs(args.inputs, fmt=args.format, progress=progress, fingerprints=whole, **options)
     seconds = time.perf_counter() - started
     outputs.check_not_read(args, report.input_files)
     warn_skipped(console, report, args.problems)
@@ -55,12 +53,13 @@ def _explain(args: argparse.Namespace, console: Console, settings: Settings, sto
 
 
 def _outputs(
-    args: argparse.Namespace, report: ReadReport, out: Writer | None, records: dict, kind: str | None
+    args: argparse.Namespace,
+    report: ReadReport,
+    out: Writer | None,
+    records: dict[str, list[int]],
+    kind: str | None,
 ) -> list[tuple[str, Writer]]:
-    """The files asked for, as (path, writer) pairs for :func:`~neardup_lab.cli.outputs.staged`.
-
-    ``records`` holds, for each record option (``keep_out``...), the documents it writes.
-    """
+    """The files asked for, as (path, writer) pairs; ``records``: the documents of each record option."""
     files = [(args.problems, outputs.problems_writer(report.problems))] if args.problems else []
     for option, chosen in records.items():
         path = getattr(args, option)
@@ -70,51 +69,49 @@ def _outputs(
 
 
 def _summarised(
-    console: Console, args: argparse.Namespace, report: ReadReport, what: str, times: list, summary: Callable
+    console: Console,
+    args: argparse.Namespace,
+    report: ReadReport,
+    what: str,
+    times: list[tuple[str, float]],
+    summary: Callable[[], None],
 ) -> int:
-    """After every output was committed, print the summary: what was read, ``summary()``, where
-    ``what`` and the records were written, the time per stage; return the exit code.
-
-    A standard output that cannot take the summary (a full disk, a closed pipe)
-    is reported on stderr: the outputs were written, and the exit code says so.
-    """
+    """Print the summary once the outputs are committed; return the exit code. A stdout that cannot
+    take it (a full disk) is said on stderr, and the exit code still tells what was written."""
     try:
         read_summary(console, report, len(args.inputs))
         summary()
         if args.out:
-            console.say(f"{what} written to {posix(args.out)}")
+            console.say(f"{what} written to {display(args.out)}")
         for option, records in [("keep_out", "kept"), ("removed_out", "removed"), ("new_out", "new")]:
             path = getattr(args, option, None)
             if path:
-                console.say(f"{records} records written to {posix(path)}")
+                console.say(f"{records} records written to {display(path)}")
         console.times(times)
         console.out.flush()
     except OSError as err:
         if not isinstance(err, BrokenPipeError):  # a reader that went away (| head) wants no more
             why = err.strerror or err
             console.warn(f"warning: the summary could not be printed ({why}); the outputs were written")
-        with contextlib.suppress(OSError, ValueError, AttributeError):  # what stays buffered goes nowhere
-            os.dup2(os.open(os.devnull, os.O_WRONLY), console.out.fileno())
     return EXIT_SKIPPED if report.problems else EXIT_OK
 
 
 @contextlib.contextmanager
 def _run_by(console: Console) -> Iterator[None]:
-    """Around a command: SIGTERM stops it as Ctrl-C does (nothing left behind); warnings go to the console."""
+    """Around a command: SIGTERM stops it as Ctrl-C does (nothing left behind); the handler before
+    is back when the command ends. Warnings are left to the process's own hooks."""
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    with warnings.catch_warnings():
-        warnings.showwarning = lambda message, *_, **__: console.warn(f"warning: {message}")
-        if threading.current_thread() is not threading.main_thread():  # only it can set handlers
-            yield
-            return
-        before = signal.signal(signal.SIGTERM, stop)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGTERM, before)
+    if threading.current_thread() is not threading.main_thread():  # only it can set handlers
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def run_dedup(args: argparse.Namespace, console: Console) -> int:
@@ -132,7 +129,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     with _run_by(console):
         fmt = outputs.check_outputs(args)
         kind = outputs.records_format(args)
-        report, read_seconds = _read(args, console)
+        report, read_seconds = _read(args, console, kind)
         settings = args.settings
         _explain(args, console, settings)
         texts, ids = [d.text for d in report.documents], [d.id for d in report.documents]
@@ -178,13 +175,13 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
         if args.action == "build":
             if os.path.lexists(args.index):
                 raise UsageError(
-                    f"{posix(args.index)} already exists; add to it with `index add`, or choose a new path"
+                    f"{display(args.index)} already exists; add to it with `index add`, or choose a new path"
                 )
             index = SavedIndex(args.settings)
         else:  # the options given are checks: each must equal the index's setting
             index = SavedIndex.open(args.index, expect=given_settings(args))
         before = len(index)
-        report, read_seconds = _read(args, console)
+        report, read_seconds = _read(args, console, kind)
         _explain(args, console, index.settings, stored=args.action != "build")
         started = time.perf_counter()
         texts = [d.text for d in report.documents]
@@ -211,7 +208,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
                 times.append(("save", time.perf_counter() - started))
 
         def summary() -> None:
-            where, size = posix(args.index), plural(len(index), "document")
+            where, size = display(args.index), plural(len(index), "document")
             done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
             console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
             match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
@@ -224,9 +221,9 @@ def _save(index: SavedIndex, path: str) -> None:
     try:
         index.save(path)
     except OSError as err:
-        where = posix(err.filename) if err.filename else posix(path)
+        where = display(err.filename) if err.filename else display(path)
         raise UsageError(
-            f"cannot save the index {posix(path)}: {err.strerror or err} ({where}); the index was left "
+            f"cannot save the index {display(path)}: {err.strerror or err} ({where}); the index was left "
             "as it was and nothing was written (free some space, then run again)"
         ) from None
 
@@ -243,7 +240,7 @@ def run_info(args: argparse.Namespace, console: Console) -> int:
     index = SavedIndex.open(args.index)
     info = index.info()
     s = index.settings
-    console.say(f"index: {posix(args.index)}")
+    console.say(f"index: {display(args.index)}")
     console.say(f"format version: {info['format_version']}")
     console.say(f"documents: {info['documents']} ({info['distinct_texts']} distinct texts)")
     console.say(f"threshold: {s.threshold:g}")

@@ -6,11 +6,11 @@ to standard error and never are. The files the command writes are in :mod:`~near
 
 from __future__ import annotations
 
+import io
 import re
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import IO
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any, cast
 
 from ..engine.pipeline import DedupResult, candidates_warning
 from ..engine.workers import progress_bar
@@ -20,7 +20,7 @@ from ..readers import REASONS, ReadReport
 from ..settings import RECALL_WEIGHTS, Settings
 from ..text import normalize
 
-__all__ = ["PROG", "Console", "printable", "plural", "posix", "warn_skipped", "read_summary", "explain"]
+__all__ = ["PROG", "Console", "printable", "plural", "warn_skipped", "read_summary", "explain"]
 __all__ += ["dedup_summary", "match_summary"]
 
 PROG = "neardup-lab"
@@ -59,13 +59,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else many or word + 's'}"
 
 
-def posix(path: str) -> str:
-    """``path`` as it is shown in messages, with forward slashes.
+class _Nowhere(io.StringIO):
+    """Where lines go when both standard streams are closed (``>&- 2>&-``)."""
 
-    >>> posix("news/a.txt")
-    'news/a.txt'
-    """
-    return Path(path).as_posix()
+    def write(self, text: str) -> int:
+        return len(text)
 
 
 class Console:
@@ -79,8 +77,8 @@ class Console:
 
     def __init__(self, quiet: bool, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
         self.quiet = quiet
-        self.out = out or sys.stdout or sys.stderr
-        self.err = err or sys.stderr or self.out
+        self.out: IO[str] = out or sys.stdout or sys.stderr or _Nowhere()
+        self.err: IO[str] = err or sys.stderr or self.out
         try:
             self.bars = not quiet and self.err.isatty()
         except (AttributeError, ValueError):  # a closed or unusual stream
@@ -103,14 +101,12 @@ class Console:
         """
         self.say("time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in stages))
 
-    def progress(self) -> Callable | None:
-        """A ``tqdm``-like wrapper drawing bars on ``err``, or None when there are no bars."""
+    def progress(self, desc: str, unit: str) -> Callable[[Iterable[Any]], Iterable[Any]] | None:
+        """A wrapper drawing a ``tqdm`` bar on ``err`` as items pass through; None without bars."""
         if not self.bars:
             return None
-        def bar(items, **kwargs):  # type: ignore[no-untyped-def]
-            return progress_bar(iterable=items, file=self.err, leave=False, **kwargs)
-
-        return bar
+        options = {"file": self.err, "leave": False, "desc": desc, "unit": unit}
+        return lambda items: cast(Iterable[Any], progress_bar(iterable=items, **options))
 
 
 def warn_skipped(console: Console, report: ReadReport, problems_path: str | None) -> None:

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from ..engine.explain import SHOWN_SHARED, explain, ties
 from ..engine.pipeline import DedupResult
-from ..readers import InputError, read_inputs
+from ..readers import InputError, display, read_inputs
 from ..settings import Settings
-from .console import Console, plural, posix
+from ..support.validate import shown
+from .console import Console, plural
 from .options import EXIT_OK, add_command, add_hash_options, add_max_bytes, given_settings, whole
 from .outputs import WHY_COLUMNS
 
@@ -58,15 +59,10 @@ def add_explain_command(commands: argparse._SubParsersAction) -> argparse.Argume
     return p
 
 
-def _quoted(text: str) -> str:
-    """A ``--text`` value as shown in the output, cut short when long."""
-    return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
-
-
 def _read_file(path: str, args: argparse.Namespace) -> str:
     """The whole text of the file ``path``, read as ``dedup`` reads a .txt file."""
     if os.path.isdir(path):
-        raise InputError(f"{posix(path)} is a folder; explain compares two files")
+        raise InputError(f"{display(path)} is a folder; explain compares two files")
     report = read_inputs([path], fmt="txt", encoding=args.encoding, max_bytes=args.max_bytes)
     if report.problems:
         raise InputError(f"cannot compare {report.problems[0]}")
@@ -82,8 +78,8 @@ def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
         got = f"{plural(len(files), 'file')}" if files else f"{len(texts)} --text"
         raise InputError(f"explain compares two texts: give two files, or --text twice; got {got}")
     if files:
-        return [(posix(path), _read_file(path, args)) for path in files]
-    return [(f"--text {_quoted(text)}", text) for text in texts]
+        return [(display(path), _read_file(path, args)) for path in files]
+    return [(f"--text {shown(text)}", text) for text in texts]
 
 
 def run_explain(args: argparse.Namespace, console: Console) -> int:

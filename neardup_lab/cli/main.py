@@ -4,7 +4,8 @@
 build|add|query|info INDEX [INPUT...]``. This module is the argument tree and its help; the commands
 are in :mod:`~neardup_lab.cli.commands`, what they print in :mod:`~neardup_lab.cli.console`, the
 files they write in :mod:`~neardup_lab.cli.outputs`. Exit codes: 0 done; 1 done, but some inputs
-were skipped; 2 a usage or fatal error, and nothing was written.
+were skipped; 2 a usage or fatal error, and nothing was written but a device (stdout, a pipe)
+written into before the error, which the message names.
 
 >>> main(["dedup", "--help"])  # doctest: +ELLIPSIS
 usage: neardup-lab dedup ...
@@ -14,14 +15,14 @@ usage: neardup-lab dedup ...
 from __future__ import annotations
 
 import argparse
-import contextlib
+import io
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
-from ..clusters import KEEPER_POLICIES
 from ..engine.workers import IN_BROWSER
 from ..index import StoreError
 from ..readers import FORMATS, InputError
@@ -35,11 +36,11 @@ from .options import (
     add_command,
     add_hash_options,
     add_max_bytes,
+    add_setting_options,
     delimiter,
     encoding,
     given_settings,
     jobs,
-    share_or_count,
 )
 from .outputs import OUT_FORMATS, UsageError, writes_to_stdout
 
@@ -156,13 +157,7 @@ def _add_dedup_command(commands: argparse._SubParsersAction) -> None:
     _add_input_options(p)
     add_hash_options(p, from_index=False)
     g = p.add_argument_group("clusters")
-    keep = "which document of a cluster to keep: the first read, or the longest (default: first)"
-    g.add_argument("--keep", dest="keeper", choices=KEEPER_POLICIES, default="first", help=keep)
-    frequent = (
-        "ignore shingles found in more than this share (0.5) or number (30) of the documents, "
-        "such as shared boilerplate (default: keep all)"
-    )
-    g.add_argument("--max-df", dest="max_df", type=share_or_count, metavar="DF", help=frequent)
+    add_setting_options(g, ["keeper", "max_df"])
     workers = "workers for signing and verification (-1: all cores; default: 1)"
     g.add_argument("--jobs", type=jobs, default=1, metavar="N", help=workers)
     why = "add to each removed document the pair that tied it to its cluster"
@@ -228,16 +223,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
+    """How the program shows a warning: a line of its own, not a line of the source."""
+    Console(quiet=True).warn(f"warning: {message}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``neardup-lab`` with ``argv`` (default: the command line); return the exit code.
+
+    Run with ``argv``, it leaves the process as it found it: warnings reach the process's own
+    hooks. Without, it is the program, and sets up its process: odd characters printed as escapes,
+    warnings printed as lines of their own.
 
     >>> main(["index", "info", "no-such-index"])
     2
     """
-    if argv is None:  # the real command line: never fail on printing an odd file name
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(AttributeError, ValueError):
+    if argv is None:  # the program itself, whose process is its own to set up
+        for stream in (sys.stdout, sys.stderr):  # never fail on printing an odd file name
+            if isinstance(stream, io.TextIOWrapper):
                 stream.reconfigure(errors="backslashreplace")
+        warnings.showwarning = _show_warning
     try:
         args = build_parser().parse_args(argv)
         if args.command == "dedup" or getattr(args, "action", None) == "build":  # settings of a new run
@@ -259,13 +264,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args, console)
     except (UsageError, InputError, StoreError) as err:
-        console.warn(f"error: {err}")
-    except KeyboardInterrupt:
-        console.warn("interrupted; no file was left half-written")
+        console.warn("; ".join([f"error: {err}", *getattr(err, "__notes__", [])]))
+    except KeyboardInterrupt as stop:
+        notes = getattr(stop, "__notes__", ["no file was left half-written"])
+        console.warn("; ".join(["interrupted", *notes]))
     except MemoryError:
         console.warn("error: out of memory; lower --max-bytes, split the inputs, or use a larger machine")
     except BrokenPipeError:
-        sys.stderr.close()  # the reader of our output went away; nothing more to say
+        pass  # the reader of our output went away: nothing more to say
     except OSError as err:
         console.warn(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "))
     except Exception as err:  # a bug: still exit 2, never 1, and say so plainly

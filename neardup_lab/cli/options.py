@@ -12,18 +12,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import typing
 from argparse import ArgumentTypeError
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, NoReturn
 
+from ..clusters import KEEPER_POLICIES
 from ..minhash import SCHEMES
 from ..readers import InputError, check_encoding
 from ..settings import SHINGLE_KINDS, Settings
 from ..support import limits
+from ..support.validate import shown
 from .console import printable
 
 __all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "CLI_SCHEMES", "Parser", "number", "whole", "jobs"]
 __all__ += ["byte_size", "share_or_count", "delimiter", "encoding", "add_command", "add_max_bytes"]
-__all__ += ["add_hash_options", "given_settings"]
+__all__ += ["SETTING_OPTIONS", "HASH_SETTINGS", "add_setting_options", "add_hash_options", "given_settings"]
 
 #: Exit codes. 0 when everything was read and done, 1 when done but some inputs were skipped,
 #: 2 after a usage or fatal error.
@@ -46,11 +50,6 @@ class Parser(argparse.ArgumentParser):
         super().error(printable(message))
 
 
-def _echo(text: str) -> str:
-    """``text`` quoted for an error message, cut short when it is long."""
-    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
-
-
 def number(text: str, kind: type[float] | type[int] = float) -> float:
     """A number (``kind=int``: a whole one).
 
@@ -61,7 +60,7 @@ def number(text: str, kind: type[float] | type[int] = float) -> float:
         return kind(text)
     except ValueError:
         what = "a whole number" if kind is int else "a number"
-        raise ArgumentTypeError(f"expected {what}, got {_echo(text)}") from None
+        raise ArgumentTypeError(f"expected {what}, got {shown(text)}") from None
 
 
 def whole(text: str) -> int:
@@ -134,7 +133,7 @@ def delimiter(text: str) -> str:
     value = "\t" if text == "\\t" else text
     if len(value) != 1 or value in '"\r\n':
         raise ArgumentTypeError(
-            f"must be one character, not a quote or a line break (\\t for a tab), got {_echo(text)}"
+            f"must be one character, not a quote or a line break (\\t for a tab), got {shown(text)}"
         )
     return value
 
@@ -175,36 +174,81 @@ def add_max_bytes(group: Any, what: str, note: str = "") -> None:
     group.add_argument("--max-bytes", type=byte_size, default=most, metavar="N", help=refuse)
 
 
+class _Option(NamedTuple):
+    """How a field of :class:`~neardup_lab.settings.Settings` is typed on the command line:
+    its flags, its metavar (or choices), its help, and what its default None means."""
+
+    flags: tuple[str, ...]
+    metavar: str | tuple[str, ...]
+    help: str
+    none: str = ""
+
+
+#: The fields of Settings the command line offers (by field name, which is each option's dest);
+#: their types and defaults come from the dataclass.
+SETTING_OPTIONS = {
+    "threshold": _Option(("--threshold",), "T", "Jaccard similarity from which two documents are duplicates"),
+    "k": _Option(("-k", "--shingle-size"), "K", "words (or characters) per shingle"),
+    "shingle": _Option(("--shingle",), SHINGLE_KINDS, "shingle kind"),
+    "num_perm": _Option(("--num-perm",), "P", "MinHash signature length"),
+    "bands": _Option(("--bands",), "B", "LSH bands (give with --rows)", "optimal_params favouring recall"),
+    "rows": _Option(("--rows",), "R", "LSH rows per band (give with --bands)"),
+    "seed": _Option(("--seed",), "S", "seed of the hash functions"),
+    "scheme": _Option(("--scheme",), CLI_SCHEMES, "MinHash hash family"),
+    "keeper": _Option(("--keep",), KEEPER_POLICIES, "which document of a cluster to keep: first, or longest"),
+    "max_df": _Option(
+        ("--max-df",), "DF", "ignore shingles in more than this share (0.5) or number (30) of the documents, "
+        "such as shared boilerplate", "keep all"
+    ),
+}
+#: The settings that shape the hashing, which an index stores.
+HASH_SETTINGS = ("threshold", "k", "shingle", "num_perm", "bands", "rows", "seed", "scheme")
+
+
+def _parser_of(hint: object) -> Callable[[str], object] | None:
+    """The value parser of a Settings field of type ``hint``; None for strings (their choices say)."""
+    kinds = set(typing.get_args(hint)) - {type(None)} or {hint}
+    if kinds == {float, int}:
+        return share_or_count
+    return number if float in kinds else whole if int in kinds else None
+
+
+def add_setting_options(group: Any, names: Sequence[str], *, from_index: bool = False) -> None:
+    """Add to ``group`` the options of the Settings fields ``names`` (:data:`SETTING_OPTIONS`);
+    ``from_index``: the index holds the values, so no default is shown.
+
+    >>> p = argparse.ArgumentParser()
+    >>> add_setting_options(p, ["keeper", "max_df"])
+    >>> vars(p.parse_args(["--keep", "longest", "--max-df", "30"]))
+    {'keeper': 'longest', 'max_df': 30}
+    """
+    hints = typing.get_type_hints(Settings)
+    fields = {f.name: f for f in dataclasses.fields(Settings)}
+    for name in names:
+        option, default = SETTING_OPTIONS[name], fields[name].default
+        shown = option.none if default is None else default
+        text = option.help if from_index or not shown else f"{option.help} (default: {shown})"
+        if isinstance(option.metavar, tuple):
+            group.add_argument(*option.flags, dest=name, choices=option.metavar, help=text)
+        else:
+            kind = _parser_of(hints[name])
+            group.add_argument(*option.flags, dest=name, type=kind, metavar=option.metavar, help=text)
+
+
 def add_hash_options(p: argparse.ArgumentParser, *, from_index: bool) -> None:
-    """Options named after the fields of :class:`~neardup_lab.settings.Settings`, which checks them.
+    """A group of the options of the :data:`HASH_SETTINGS`, which Settings checks.
 
     >>> p = argparse.ArgumentParser()
     >>> add_hash_options(p, from_index=False)
     >>> given_settings(p.parse_args(["-k", "3", "--threshold", "0.7"]))
     {'threshold': 0.7, 'k': 3}
     """
-    defaults = {f.name: f.default for f in dataclasses.fields(Settings)}
     title = "settings (stored in the index; give one only to check it matches)" if from_index else None
-    g = p.add_argument_group(title or "similarity and hashing")
-
-    def default(name: str) -> str:
-        return "" if from_index else f" (default: {defaults[name]})"
-
-    similar = "Jaccard similarity from which two documents are duplicates"
-    g.add_argument("--threshold", type=number, metavar="T", help=similar + default("threshold"))
-    size = "words (or characters) per shingle" + default("k")
-    g.add_argument("-k", "--shingle-size", dest="k", type=whole, metavar="K", help=size)
-    g.add_argument("--shingle", choices=SHINGLE_KINDS, help="shingle kind" + default("shingle"))
-    length = "MinHash signature length" + default("num_perm")
-    g.add_argument("--num-perm", type=whole, metavar="P", help=length)
-    banding = "" if from_index else "; default: optimal_params for the threshold, favouring recall"
-    g.add_argument("--bands", type=whole, metavar="B", help="LSH bands (give with --rows)" + banding)
-    g.add_argument("--rows", type=whole, metavar="R", help="LSH rows per band (give with --bands)")
-    g.add_argument("--seed", type=whole, metavar="S", help="seed of the hash functions" + default("seed"))
-    g.add_argument("--scheme", choices=CLI_SCHEMES, help="MinHash hash family" + default("scheme"))
+    group = p.add_argument_group(title or "similarity and hashing")
+    add_setting_options(group, HASH_SETTINGS, from_index=from_index)
 
 
-def given_settings(args: argparse.Namespace) -> dict[str, object]:
+def given_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The settings typed on the command line, by their names in :class:`~.settings.Settings`.
 
     >>> given_settings(argparse.Namespace(threshold=0.7, k=None))

@@ -370,7 +370,6 @@ def dedup_dask(
     ([[0, 1, 2], [3]], [0, 3])
     """
     settings = Settings(threshold=threshold, num_perm=num_perm, k=k, **options)
-    assert settings.bands is not None and settings.rows is not None  # Settings resolves them
     banding = (settings.bands, settings.rows)
     for name, value in (("npartitions", npartitions), ("shuffle_partitions", shuffle_partitions)):
         if value is not None:

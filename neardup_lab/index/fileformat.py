@@ -25,33 +25,31 @@ import json
 import math
 import os
 import re
-import secrets
 import shutil
 import stat
+import sys
 import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 
 from .. import __version__
 from ..readers.jsonl import nested_too_deeply
 from ..settings import Settings
+from ..support import validate
+from .atomic import atomic_writer, create_temporary_file, create_temporary_folder, sync_folder
 
-try:
+if sys.platform != "win32":  # Windows has no file locks: the generation check alone guards an update
     import fcntl
-except ImportError:  # Windows: no file locks; the generation check alone guards an update
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "META_NAME", "LOCK_NAME"]
 __all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
-__all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "atomic_writer", "OnDisk"]
-__all__ += ["create_temporary_file", "create_temporary_folder"]
+__all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "OnDisk"]
 __all__ += ["Loaded", "write_new", "write_update", "read_index", "pack_strings", "unpack_strings"]
-__all__ += ["sync_folder"]
 
 FORMAT_NAME = "neardup-lab-index"
 #: Version 2 repeats the settings inside the data file, under its checksum; version 3 stores
@@ -69,13 +67,14 @@ LOCK_NAME = ".lock"
 #: :class:`~neardup_lab.support.spans.Ragged`, ``exact_keys`` the 128-bit keys as two uint64.
 #: ``source_*`` describe each input file added: its name (packed like ids), its
 #: ``(st_dev, st_ino)`` and the SHA-256 of its bytes.
-ARRAYS = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
+ARRAYS: tuple[str, ...] = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 ARRAYS += ("source_names", "source_name_offsets", "source_inodes", "source_digests")
 _V2_ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no such flag (and no symlinks a user makes lightly)
 _HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
-_HEADER_KEYS = ("format", "format_version", "normalization", "shingle_hash", "settings", "documents")
-_HEADER_KEYS += ("generation",)
+_HEADER_KEYS = (
+    *("format", "format_version", "normalization", "shingle_hash", "settings", "documents", "generation"),
+)
 _META_KEYS = (*_HEADER_KEYS, "data_file", "data_sha256", "written_by")
 _BUILD_MARKER = ".building"  # in a staging folder, locked while its build runs
 # What a staging folder may hold; a folder with anything else is not ours to delete.
@@ -136,105 +135,6 @@ got verify='estimate' (leave verify, bbits and keeper at their defaults)
 
 
 # ----- writing -----------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
-    """Open a temporary file next to ``path``; on success fsync it and rename it to ``path``.
-
-    If the block raises, the temporary file is removed and ``path`` is left as it was. Text is
-    UTF-8; a lone surrogate (from an undecodable file name) is written as a backslash escape.
-
-    >>> import tempfile, os
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     with atomic_writer(os.path.join(tmp, "out.txt")) as f:
-    ...         _ = f.write("done")
-    ...     open(os.path.join(tmp, "out.txt")).read()
-    'done'
-    """
-    target = Path(path)
-    fd, tmp_name = create_temporary_file(target.parent, f".tmp-{target.name}-", like=target)
-    tmp = Path(tmp_name)
-    try:
-        text_options = {"encoding": "utf-8", "newline": "", "errors": "backslashreplace"}
-        with open(fd, "wb" if binary else "w", **({} if binary else text_options)) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    sync_folder(target.parent)
-
-
-def sync_folder(path: str | Path) -> None:
-    """Make a rename in the folder ``path`` durable (POSIX; Windows cannot open a folder and needs
-    no fsync).
-
-    >>> sync_folder(".")
-    """
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _temporary_names(folder: str | os.PathLike, prefix: str) -> Iterator[str]:
-    for _ in range(100):
-        yield os.path.join(folder or ".", f"{prefix}{secrets.token_hex(6)}")
-    raise FileExistsError(f"no free temporary name in {os.fspath(folder)!r}")
-
-
-def create_temporary_file(
-    folder: str | os.PathLike, prefix: str, like: str | os.PathLike | None = None
-) -> tuple[int, str]:
-    """Create a new file named ``prefix`` + a random tail in ``folder``: its descriptor (open for
-    writing) and its path.
-
-    It gets the permissions of the file ``like`` when that exists (the one it will replace), else
-    those a plain ``open()`` gives: the system applies the umask, which this never reads or sets.
-    Created exclusively, never through a link.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     fd, path = create_temporary_file(tmp, ".tmp-out-")
-    ...     os.close(fd)
-    ...     os.path.basename(path).startswith(".tmp-out-")
-    True
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    for name in _temporary_names(folder, prefix):
-        try:
-            fd = os.open(name, flags, 0o666)
-        except FileExistsError:
-            continue
-        if like is not None:
-            with contextlib.suppress(OSError):
-                os.chmod(name, os.stat(like).st_mode & 0o777)
-        return fd, name
-    raise AssertionError("unreachable")
-
-
-def create_temporary_folder(parent: str | os.PathLike, prefix: str) -> Path:
-    """Create a new folder named ``prefix`` + a random tail in ``parent``, with the permissions a
-    plain ``mkdir`` gives (the system applies the umask).
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     create_temporary_folder(tmp, ".tmp-idx-").is_dir()
-    True
-    """
-    for name in _temporary_names(parent, prefix):
-        try:
-            os.mkdir(name, 0o777)
-        except FileExistsError:
-            continue
-        return Path(name)
-    raise AssertionError("unreachable")
 
 
 class OnDisk(NamedTuple):
@@ -339,7 +239,8 @@ def _write_generation(
         "generation": generation,
     }
     with atomic_writer(folder / data_name, binary=True) as f:
-        np.savez(f, **arrays, **{_HEADER: np.array(_canonical(header))})
+        members: dict[str, Any] = {**arrays, _HEADER: np.array(_canonical(header))}
+        np.savez(f, **members)
     with _open_regular(folder / data_name) as f:
         sha256 = _sha256_of(f)
     written_by = f"neardup_lab {__version__}"
@@ -407,7 +308,7 @@ def _locked(folder: Path) -> Iterator[None]:
 
     A ``.lock`` that is a link (to a system file, say) is refused, so what it points to is not touched.
     """
-    if fcntl is None:
+    if sys.platform == "win32":
         yield
         return
     path, shown = folder / LOCK_NAME, folder.as_posix()
@@ -441,7 +342,7 @@ def _mark_as_building(staging: Path) -> int | None:
     Locked before it gets its name, so a run looking for dead builds never finds it unlocked while
     this build lives; the lock ends with the process, however it dies.
     """
-    if fcntl is None:
+    if sys.platform == "win32":
         return None
     fd, tmp = create_temporary_file(staging, ".tmp-building-")
     try:
@@ -456,7 +357,7 @@ def _mark_as_building(staging: Path) -> int | None:
 
 def _remove_dead_builds(parent: Path) -> None:
     """Delete the ``.tmp-*`` staging folders in ``parent`` that killed builds left."""
-    if fcntl is None:
+    if sys.platform == "win32":
         return
     try:
         found = os.scandir(parent)
@@ -555,14 +456,6 @@ def read_index(folder: Path) -> Loaded:
     )
 
 
-def _show(value: object) -> str:
-    """``repr`` of a bad value, short enough for a message (a 5,000-digit int has no repr)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
-        return f"an int of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _damaged(shown: str, what: str) -> CorruptIndexError:
     return CorruptIndexError(f"the index {shown} is damaged: {what}; restore it from a backup or rebuild it")
 
@@ -635,8 +528,8 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise CorruptIndexError(f"{META_NAME} in {shown} does not describe a neardup-lab index")
     version = meta.get("format_version")
-    if not _is_count(version, 1):
-        raise _damaged(shown, f"{META_NAME} has no valid format_version ({_show(version)})")
+    if not (isinstance(version, int) and _is_count(version, 1)):
+        raise _damaged(shown, f"{META_NAME} has no valid format_version ({validate.shown(version)})")
     if not _OLDEST_READ <= version <= FORMAT_VERSION:
         newer = version > FORMAT_VERSION
         raise IndexVersionError(
@@ -649,7 +542,8 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
         raise _damaged(shown, f"{META_NAME} has unexpected fields {unexpected}")
     for key, ok in _META_CHECKS.items():
         if key not in meta or not ok(meta[key]):
-            raise _damaged(shown, f"{META_NAME} has a missing or invalid {key!r} ({_show(meta.get(key))})")
+            value = validate.shown(meta.get(key))
+            raise _damaged(shown, f"{META_NAME} has a missing or invalid {key!r} ({value})")
     if meta["data_file"] != _data_name(meta["generation"]):
         raise _damaged(
             shown, f"{META_NAME} names data_file {meta['data_file']!r} for generation {meta['generation']}"
@@ -692,8 +586,8 @@ def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
     for name in [*said, *(n for n in wrote if n not in said)]:
         if _canonical(said.get(name)) != _canonical(wrote.get(name)):
             raise CorruptIndexError(
-                f"the index {shown} is damaged: {META_NAME} says {name} = {_show(said.get(name))}, "
-                f"but its data file {data_file} was written with {_show(wrote.get(name))}; "
+                f"the index {shown} is damaged: {META_NAME} says {name} = {validate.shown(said.get(name))}, "
+                f"but its data file {data_file} was written with {validate.shown(wrote.get(name))}; "
                 f"undo the edit of {META_NAME}, restore the index from a backup, or rebuild it"
             )
 

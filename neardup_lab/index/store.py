@@ -86,7 +86,6 @@ class _BandTable(NamedTuple):
 
 
 def _band_keys(signatures: np.ndarray, settings: Settings) -> np.ndarray:
-    assert settings.bands is not None and settings.rows is not None  # Settings resolves them
     return band_hashes(signatures, settings.bands, settings.rows)
 
 

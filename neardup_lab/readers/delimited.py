@@ -1,28 +1,36 @@
 """CSV and TSV files: a header, then one document a row, its text in a column.
 
-Records are split as ``csv.reader`` splits them (its default dialect, any one-character
-delimiter), but here: the ``csv`` module's field size limit is process-wide, and a library
-must not change it. The record limit for ``max_bytes`` bounds what is read instead.
+Records are split as ``csv.reader`` (default dialect) splits them, but here: its field size limit
+is process-wide, which a library must not change; a record limit from ``max_bytes`` bounds reads.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Mapping
 from typing import IO, BinaryIO
 
 from ..support import limits
 from .files import Cursor, display, inner_suffix, read_guarded
-from .records import LIMIT_HINT, BlankLine, Document, InputError, Problem, ReadOptions, record_document
+from .records import (
+    LIMIT_HINT,
+    Again,
+    BlankLine,
+    Document,
+    InputError,
+    Problem,
+    ReadOptions,
+    record_document,
+)
 
 
 def csv_delimiter(path: str | os.PathLike, delimiter: str | None = None) -> str:
-    """The delimiter given (one character, neither a quote nor a line break), or the one the file name
-    suggests: a tab for ``.tsv`` (also compressed).
+    """The delimiter given (one character, no quote or line break), else a tab for ``.tsv``, a comma.
 
     >>> csv_delimiter("a.tsv.gz"), csv_delimiter("a.csv"), csv_delimiter("a.csv", ";")
     ('\\t', ',', ';')
@@ -39,7 +47,7 @@ class _RecordTooLarge(Exception):
 
 
 _FIELD, _UNQUOTED, _QUOTED = range(3)  # where the splitter is in a record: at a field's start, in one
-#: The text of a quoted field up to its closing quote: a quote is closing when not doubled (``""``).
+# A quoted field's text up to its closing quote (a quote that is not doubled).
 _QUOTED_TEXT = re.compile(r'(?:[^"]++|"")*+')
 
 
@@ -88,7 +96,8 @@ class _Records:
             pos, end = 0, len(body)
             while True:
                 if state == _QUOTED:
-                    stop = _QUOTED_TEXT.match(body, pos).end()  # type: ignore[union-attr]
+                    quoted = _QUOTED_TEXT.match(body, pos)  # it matches no text too: always found
+                    stop = quoted.end() if quoted else pos
                     piece.append(body[pos:stop].replace('""', '"'))
                     if stop == end:
                         piece.append(line[end:])
@@ -114,13 +123,12 @@ def csv_rows(
     encoding: str = "utf-8",
     max_bytes: int | None = None,
     delimiter: str | None = None,
-) -> Iterator[tuple[int, list[str]] | Problem | None]:
+) -> Generator[tuple[int, list[str]] | Problem | None, None, None]:
     """The records of a CSV file, header first, as ``(start line, fields)``; None for a blank line.
 
-    Bytes that do not decode are ``surrogateescape`` characters, so encoding the fields back with that
-    handler gives the bytes read. An unclosed quote is a Problem and the lines it swallowed are read
-    again (in the header, reading stops); a record too long for a document of ``max_bytes`` (default
-    :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`; 0: no limit) is a Problem that stops reading.
+    Bytes that do not decode are ``surrogateescape`` characters (encoded back, the bytes read). An
+    unclosed quote is a Problem, and the lines it swallowed are read again (in the header, reading
+    stops); a record too long for a document of ``max_bytes`` (0: no limit) stops reading.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -169,7 +177,7 @@ def csv_rows(
                 header_done = True
                 yield start, row
 
-    return read_guarded(path, read)  # damage found by its first look at the file: "nothing was read"
+    return read_guarded(path, read)
 
 
 def _unclosed_quote(source: str, start: int, end: int, header_done: bool) -> Problem:
@@ -206,7 +214,8 @@ def _row(source: str, start: int, row: list[str], header: list[str], opts: ReadO
     if doc_id == "":
         message = f"column {opts.id_column!r} is empty; give every row an id"
         return Problem(source, start, "missing-id", message)
-    return record_document(source, start, row[col], opts.max_bytes, doc_id)
+    whole = row if opts.fingerprints else None
+    return record_document(source, start, row[col], opts.max_bytes, doc_id, whole)
 
 
 def read_csv(path: str, options: ReadOptions) -> Iterator[Document | Problem | BlankLine]:
@@ -233,3 +242,42 @@ def read_csv(path: str, options: ReadOptions) -> Iterator[Document | Problem | B
                 return
         else:
             yield _row(source, *item, header, options)
+
+
+def csv_header(path: str, options: ReadOptions) -> list[str] | None:
+    """The header of the CSV file at ``path``, or None when it has none that can be read.
+
+    >>> csv_header("no-such.csv", ReadOptions()) is None
+    True
+    """
+    with contextlib.closing(csv_rows(path, options.encoding, options.max_bytes, options.delimiter)) as rows:
+        first = next((item for item in rows if item is not None), None)
+    return first[1] if isinstance(first, tuple) else None
+
+
+def csv_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[list[str]]:
+    """The rows ``wanted`` (by start line) of the CSV file at ``path`` read again, in file order, each
+    a list of every field; each must read as the Document it gave the first time
+    (:class:`~.records.Again`), else :class:`~.records.InputChanged`.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "a.csv")
+    ...     with open(path, "w", encoding="utf-8") as f:
+    ...         _ = f.write("id,text\\n1,rain\\n2,sun\\n")
+    ...     first = list(read_csv(path, ReadOptions()))
+    ...     list(csv_again(path, {3: first[1]}, ReadOptions()))
+    [['2', 'sun']]
+    """
+    again = Again(display(path), wanted, "line")
+    with contextlib.closing(csv_rows(path, options.encoding, options.max_bytes, options.delimiter)) as rows:
+        records = (item for item in rows if isinstance(item, tuple))  # problems: their rows are not found
+        header = next(records, (0, []))[1]
+        readable = options.missing_column(header) is None
+        for start, row in records:
+            if again.wants(start):
+                again.check(start, readable and _row(again.source, start, row, header, options))
+                yield row
+                if not again.left:
+                    return
+    again.finish()

@@ -1,6 +1,4 @@
-"""Input files: which format each is, opening it safely, decompressing it in bounded steps,
-and the problems that concern a whole file.
-"""
+"""Input files: their format, opening them safely, decompressing in bounded steps, whole-file problems."""
 
 from __future__ import annotations
 
@@ -12,23 +10,26 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import IO, BinaryIO, TypeVar
+from typing import IO, TYPE_CHECKING, BinaryIO, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 from ..support import limits
-from .records import InputError, Problem
+from .records import InputChanged, InputError, Problem
 
-#: Input kinds, and the file name endings that select each one automatically.
+#: Input kinds, and the file name endings that select each.
 FORMATS = {
     "txt": (".txt",),
     "jsonl": (".jsonl", ".ndjson"),
     "csv": (".csv", ".tsv"),
     "parquet": (".parquet", ".pq"),
 }
-#: Endings of compressed files, each with the module that reads it and the package that holds it.
+#: Endings of compressed files, with the module that reads each and its package.
 COMPRESSIONS = {".gz": ("gzip", "the standard library"), ".zst": ("zstandard", "zstandard")}
 #: Byte-order marks of encodings in which lines cannot be found byte by byte (UTF-32 first: it starts alike).
 WIDE_BOMS = {codecs.BOM_UTF32_LE: "UTF-32", codecs.BOM_UTF32_BE: "UTF-32"}
@@ -36,13 +37,14 @@ WIDE_BOMS |= {codecs.BOM_UTF16_LE: "UTF-16", codecs.BOM_UTF16_BE: "UTF-16"}
 T = TypeVar("T")
 
 
-def display(path: str | os.PathLike) -> str:
-    """The path as the user gave it, tidied, with forward slashes: how ids and messages name it.
+def display(path: str | os.PathLike[str]) -> str:
+    """The path as given, with forward slashes: how ids and messages name it. Only ``.`` and doubled
+    slashes are tidied; ``..`` stays (after a link it leads elsewhere than the text says).
 
-    >>> display("./news//a.txt")
-    'news/a.txt'
+    >>> display("./news//a.txt"), display("data/link/..")
+    ('news/a.txt', 'data/link/..')
     """
-    return Path(os.path.normpath(os.fspath(path))).as_posix()
+    return Path(path).as_posix()
 
 
 def compression_of(path: str | os.PathLike) -> str | None:
@@ -67,8 +69,7 @@ def inner_suffix(path: str | os.PathLike) -> str:
 
 
 def optional_module(module: str, package: str, purpose: str) -> ModuleType:
-    """Import ``module``, or raise :class:`~neardup_lab.readers.InputError` naming the
-    ``package`` to install for ``purpose``, and the extra that holds every optional format.
+    """Import ``module``, or raise :class:`~neardup_lab.readers.InputError` naming what to install.
 
     >>> optional_module("no_such_module", "nosuch", "reading .xyz files")
     Traceback (most recent call last):
@@ -86,11 +87,9 @@ installed; pip install nosuch, or pip install 'neardup-lab[formats]' for every o
 
 
 def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
-    """Which reader an input needs: ``"txt"``, ``"jsonl"``, ``"csv"`` or ``"parquet"``.
-
-    A folder is a folder of ``.txt`` files; a file is recognised by its ending (after a compression
-    ending such as ``.gz``) unless ``fmt`` names the format. A missing package the input needs is an
-    :class:`~neardup_lab.readers.InputError`, so the run stops before anything is read.
+    """Which reader an input needs (a key of :data:`FORMATS`): ``fmt``, else by the name's ending
+    (before ``.gz``/``.zst``); a folder holds ``.txt`` files. A package it needs and lacks is an
+    :class:`~neardup_lab.readers.InputError` before anything is read.
 
     >>> detect_format("day1.jsonl"), detect_format("notes.TXT"), detect_format("x.dat", "csv")
     ('jsonl', 'txt', 'csv')
@@ -122,7 +121,7 @@ def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
 
 
 def check_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
-    """The input paths as strings, once each is known to exist and to be named once (however spelled).
+    """The input paths as strings, each known to exist and to be named once (however spelled).
 
     >>> check_inputs([".", "./"])
     Traceback (most recent call last):
@@ -160,7 +159,7 @@ _FILE_KINDS = (
 
 
 class NotRegular(ValueError):
-    """The path names something other than a regular file; the message says what: ``a socket``."""
+    """The path names no regular file; the message says what: ``a socket``."""
 
 
 def _check_regular(mode: int) -> None:
@@ -168,12 +167,12 @@ def _check_regular(mode: int) -> None:
         raise NotRegular(next((name for test, name in _FILE_KINDS if test(mode)), "a special file"))
 
 
-def open_regular(path: str) -> tuple[BinaryIO, int]:
-    """Open ``path`` for reading if it is a regular file (or a link to one); return it and its size.
+def open_regular(path: str) -> tuple[io.BufferedReader, int]:
+    """Open ``path`` for reading if it is a regular file (or a link to one): it and its size.
 
-    Checked before opening, so a device is never opened, and again on the open file, in case the
-    name changed in between; the open does not wait (``O_NONBLOCK``), so even a pipe slipped in
-    cannot hang a run. Raises :class:`NotRegular` or :class:`OSError`.
+    Checked before opening (a device is never opened) and on the open file (the name may have
+    changed); the open does not wait, so not even a pipe slipped in can hang a run. Raises
+    :class:`NotRegular` or :class:`OSError`.
 
     >>> open_regular(".")
     Traceback (most recent call last):
@@ -194,11 +193,8 @@ def open_regular(path: str) -> tuple[BinaryIO, int]:
 
 
 class _ZstdFrames(io.RawIOBase):
-    """The frames of a zstandard file, one after another, decompressed in bounded steps.
-
-    ``zstandard``'s own stream reader stops without a word when the data is cut off inside a
-    frame; this one raises :class:`EOFError`, so a truncated file is never read as if whole.
-    """
+    """The frames of a zstandard file decompressed in bounded steps; data cut off inside a frame
+    raises :class:`EOFError` (``zstandard``'s own reader stops without a word)."""
 
     def __init__(self, f: BinaryIO, zstandard: ModuleType) -> None:
         self._f, self._zstd = f, zstandard
@@ -209,7 +205,7 @@ class _ZstdFrames(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         while not self._pending:
             chunk = self._f.read(limits.DECOMPRESS_STEP)
             if not chunk:
@@ -224,8 +220,9 @@ class _ZstdFrames(io.RawIOBase):
                     chunk = self._frame.unused_data
                     self._frame = self._zstd.ZstdDecompressor().decompressobj()
             self._pending = memoryview(b"".join(out))
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
+        into = memoryview(buffer).cast("B")
+        n = min(len(into), len(self._pending))
+        into[:n] = self._pending[:n]
         self._pending = self._pending[n:]
         return n
 
@@ -233,8 +230,8 @@ class _ZstdFrames(io.RawIOBase):
 class _Decompressed(io.BufferedReader):
     """A buffered decompressed stream that also closes the file under it."""
 
-    def __init__(self, stream: IO[bytes], file: BinaryIO) -> None:
-        super().__init__(stream, buffer_size=1 << 16)  # type: ignore[arg-type]
+    def __init__(self, stream: io.RawIOBase | gzip.GzipFile, file: BinaryIO) -> None:
+        super().__init__(stream, buffer_size=1 << 16)
         self._file = file
 
     def close(self) -> None:
@@ -245,8 +242,7 @@ class _Decompressed(io.BufferedReader):
 
 
 def read_at_most(f: IO[bytes], limit: int) -> bytes:
-    """Up to ``limit`` bytes of ``f`` (0: all of it), read in steps of
-    :data:`~neardup_lab.support.limits.READ_STEP`: memory follows the bytes there are, never the limit.
+    """Up to ``limit`` bytes of ``f`` (0: all), read in steps: memory follows the bytes there are.
 
     >>> read_at_most(io.BytesIO(b"heavy rain"), 5), read_at_most(io.BytesIO(b"heavy rain"), 10**12)
     (b'heavy', b'heavy rain')
@@ -270,10 +266,9 @@ def read_errors() -> tuple[type[BaseException], ...]:
     return (EOFError, zlib.error, gzip.BadGzipFile) + ((zstandard.ZstdError,) if zstandard else ())
 
 
-def open_input(path: str | os.PathLike) -> tuple[BinaryIO, int | None]:
-    """Open an input file (only a regular one, ``open_regular``),
-    decompressed as its name says; return it and its size (None when compressed). Raises
-    :class:`OSError` or :class:`ValueError`.
+def open_input(path: str | os.PathLike[str]) -> tuple[io.BufferedReader, int | None]:
+    """Open a regular input file (:func:`open_regular`), decompressed as its name says: it and its
+    size (None when compressed). Raises :class:`OSError` or :class:`ValueError`.
 
     >>> import gzip, os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -304,7 +299,7 @@ def open_input(path: str | os.PathLike) -> tuple[BinaryIO, int | None]:
 
 
 def sniff(head: bytes) -> tuple[str, str] | None:
-    """A whole-file problem visible in the first bytes, as (reason, message), or None.
+    """A whole-file problem the first bytes show, as (reason, message), or None.
 
     >>> sniff(b"heavy rain"), sniff(b"\\x89PNG\\x00")[0], sniff(b"\\xff\\xfeh\\x00")[0]
     (None, 'binary', 'undecodable')
@@ -354,17 +349,17 @@ def undecodable(
 
 @dataclass
 class Cursor:
-    """The line a reader is at (None before the first), for the message of damaged data."""
+    """The line a reader is at (0 before the first), for the message of damaged data."""
 
-    line: int | None = None
+    line: int = 0
 
 
 def read_guarded(
-    path: str, read: Callable[[BinaryIO, Cursor], Iterator[T]], first_line: int | None = None
-) -> Iterator[T | Problem]:
-    """What ``read`` yields from an input file opened with :func:`open_input`, then any problem met.
+    path: str, read: Callable[[BinaryIO, Cursor], Iterator[T]], first_line: int = 0
+) -> Generator[T | Problem, None, None]:
+    """What ``read`` yields from the input ``path`` (:func:`open_input`), then any problem met.
 
-    ``read`` gets the file once its first bytes show no whole-file problem (:func:`sniff`), and a
+    ``read`` gets the file if its first bytes show no whole-file problem (:func:`sniff`), and a
     :class:`Cursor` at ``first_line`` to move as it reads. A file that cannot be opened, is binary,
     is damaged or fails part way gives one Problem, after what was read before.
 
@@ -379,14 +374,34 @@ def read_guarded(
         return
     at = Cursor(first_line)
     try:
-        sniffed = sniff(f.peek(limits.SNIFF_BYTES))  # type: ignore[attr-defined]
+        sniffed = sniff(f.peek(limits.SNIFF_BYTES))
         if sniffed:
             yield Problem(source, None, *sniffed)
             return
         yield from read(f, at)
     except read_errors() as err:
-        yield damaged(source, at.line, err)
+        yield damaged(source, at.line or None, err)
     except OSError as err:
         yield Problem(source, None, "unreadable", f"reading stopped part way ({err.strerror or err})")
     finally:
         f.close()
+
+
+def read_again(path: str, items: Callable[[BinaryIO], Iterator[T]]) -> Generator[T, None, None]:
+    """``items(f)`` of the input ``path`` opened again (:func:`open_input`); a file that cannot be
+    opened or read (gone, damaged) raises :class:`~.records.InputChanged` naming it.
+
+    >>> list(read_again("no-such.jsonl", lambda f: iter([f.read()])))
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.records.InputChanged: no-such.jsonl cannot be read again ([Errno 2] No such \
+file or directory: 'no-such.jsonl')
+    """
+    arrow = sys.modules.get("pyarrow")
+    errors = (OSError, ValueError, *read_errors(), *((arrow.ArrowException,) if arrow else ()))
+    try:
+        f, _ = open_input(path)
+        with f:
+            yield from items(f)  # what the caller does between items raises there, not here
+    except errors as err:
+        raise InputChanged(f"{display(path)} cannot be read again ({err})") from None

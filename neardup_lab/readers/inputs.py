@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .delimited import read_csv
+from ..support import limits
+from .delimited import csv_again, csv_header, read_csv
 from .files import check_inputs, detect_format, display
-from .jsonl import read_jsonl
-from .parquet import read_parquet
+from .jsonl import jsonl_again, read_jsonl
+from .parquet import parquet_again, parquet_schema, read_parquet
 from .records import BlankLine, Document, InputError, InputFile, OtherFile, Problem, ReadOptions, ReadReport
 from .text_files import ReadAlready, read_folder, read_txt_file
 
@@ -50,6 +51,8 @@ def iter_records(
     ...     [type(r).__name__ for r in iter_records(os.path.join(tmp, "a.csv"))]
     ['Document', 'Problem']
     """
+    if options.get("max_bytes") is None:
+        options["max_bytes"] = limits.DEFAULT_MAX_BYTES
     for item in _read_any(path, fmt, ReadOptions(**options), ReadAlready()):
         if isinstance(item, (Document, Problem)):
             yield item
@@ -75,7 +78,8 @@ def read_inputs(
     delimiter: str | None = None,
     id_field: str | None = None,
     id_column: str | None = None,
-    progress: Iterable | None = None,
+    fingerprints: bool = False,
+    progress: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
 ) -> ReadReport:
     """Read every input into one :class:`~neardup_lab.readers.ReadReport`, in the order given.
 
@@ -83,7 +87,8 @@ def read_inputs(
     the CSV/Parquet ``column``; ``id_field`` and ``id_column`` name a record's own id; ``max_bytes``
     (default :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`; 0: no limit) refuses larger documents;
     ``delimiter`` is the CSV delimiter (default ``,``, a tab for ``.tsv``); ``progress``, if given, is
-    a callable taking an iterable and returning one (such as ``tqdm``) that records pass through.
+    a callable taking an iterable and returning one (such as ``tqdm``) that records pass through;
+    ``fingerprints`` gives each Document the fingerprint of its whole record, for :func:`records_again`.
 
     Raises :class:`~neardup_lab.readers.InputError` before reading anything when an input does not
     exist, is given twice, has a format that cannot be told or needs a package that is missing, or
@@ -100,19 +105,20 @@ def read_inputs(
     (2, {'binary': 1})
     """
     checked = check_inputs(paths)
-    options = ReadOptions(field, column, encoding, max_bytes, delimiter, id_field, id_column)
+    most = limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    options = ReadOptions(field, column, encoding, most, delimiter, id_field, id_column, fingerprints)
     # fail on an unknown format or a missing package before anything is read
     kinds = {display(p): detect_format(p, fmt) for p in checked}
     if id_field is not None and "jsonl" not in kinds.values():  # an id option no input can use is a mistake
         raise InputError("--id-field names a field of JSONL records, but no input is a JSONL file")
     if id_column is not None and not {"csv", "parquet"} & set(kinds.values()):
         raise InputError("--id-column names a CSV or Parquet column, but no input is a CSV or Parquet file")
-    report = ReadReport()
+    report = ReadReport(options=options)
     report.sources = {display(p): InputFile(p, kinds[display(p)]) for p in checked if not os.path.isdir(p)}
     first_with: dict[str, Document] = {}  # each id, and the document that has it
     read_already = ReadAlready()
     for p in checked:
-        items: Iterable = _read_any(p, fmt, options, read_already)
+        items: Iterable[object] = _read_any(p, fmt, options, read_already)
         for item in progress(items) if progress is not None else items:
             if isinstance(item, Document):
                 if item.id in first_with:
@@ -128,3 +134,39 @@ def read_inputs(
                 report.other_files += 1
     report.input_files = set(read_already.files)
     return report
+
+
+def records_again(
+    kind: str, path: str, wanted: Mapping[int, Document], options: ReadOptions
+) -> Iterator[Any]:
+    """The records ``wanted`` (by line or row number) of the ``kind`` input ``path`` read again with
+    the ``options`` of the first read, in file order: JSONL lines as bytes, CSV rows as lists of
+    fields, Parquet rows as record batches. Each must read as the Document it gave the first time
+    (with fingerprints: the whole record); else :class:`~neardup_lab.readers.InputChanged`.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "a.jsonl")
+    ...     with open(path, "w", encoding="utf-8") as f:
+    ...         _ = f.write('{"text": "rain", "n": 1}\\n')
+    ...     report = read_inputs([path], fingerprints=True)
+    ...     with open(path, "w", encoding="utf-8") as f:
+    ...         _ = f.write('{"text": "rain", "n": 2}\\n')  # the same text, another record
+    ...     list(records_again("jsonl", path, {1: report.documents[0]}, report.options))
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.records.InputChanged: ...a.jsonl changed while this run read it (line 1 is ...)
+    """
+    return {"jsonl": jsonl_again, "csv": csv_again, "parquet": parquet_again}[kind](path, wanted, options)
+
+
+def record_layout(kind: str, path: str, options: ReadOptions) -> Any:
+    """What every record of the ``kind`` input ``path`` shares, read again: a CSV file's header, a
+    Parquet file's schema; None for JSONL, or when it cannot be read.
+
+    >>> record_layout("csv", "no-such.csv", ReadOptions()) is None
+    True
+    """
+    if kind == "csv":
+        return csv_header(path, options)
+    return parquet_schema(path) if kind == "parquet" else None

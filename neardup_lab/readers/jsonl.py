@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import BinaryIO
 
 from ..support import limits
-from .files import Cursor, display, read_guarded, undecodable
-from .records import LIMIT_HINT, BlankLine, Document, Problem, ReadOptions, describe, own_id, record_document
+from .files import Cursor, display, read_again, read_guarded, undecodable
+from .records import (
+    LIMIT_HINT,
+    Again,
+    BlankLine,
+    Document,
+    Problem,
+    ReadOptions,
+    describe,
+    own_id,
+    record_document,
+)
 
 
 def _line_limit(max_bytes: int) -> int:
@@ -102,8 +113,8 @@ def _parse(line: str) -> tuple[object, str | None]:
         return None, f"cannot be read safely ({str(err).split(';')[0]}); store long numbers as strings"
 
 
-def _record(source: str, number: int, line: str, opts: ReadOptions) -> Document | Problem:
-    """One non-blank JSONL line as a Document, or the Problem that keeps it out."""
+def _record(source: str, number: int, line: str, raw: bytes, opts: ReadOptions) -> Document | Problem:
+    """One non-blank JSONL line (``raw`` as read) as a Document, or the Problem that keeps it out."""
     record, error = _parse(line)
     if not isinstance(record, dict):
         error = error or f"the line holds {describe(record)}, not a JSON object"
@@ -125,7 +136,22 @@ def _record(source: str, number: int, line: str, opts: ReadOptions) -> Document 
         doc_id, error = own_id(value, f"field {opts.id_field!r}", "id-field")
         if error is not None:
             return Problem(source, number, "bad-id", error)
-    return record_document(source, number, text, opts.max_bytes, doc_id)
+    # The line feed a later append may add to the last line is no part of the record.
+    whole = raw.removesuffix(b"\n") if opts.fingerprints else None
+    return record_document(source, number, text, opts.max_bytes, doc_id, whole)
+
+
+def _line(source: str, number: int, raw: bytes | None, opts: ReadOptions) -> Document | Problem | BlankLine:
+    """Line ``number`` as :func:`jsonl_lines` gives it: a Document, a Problem or a BlankLine."""
+    if raw is None:
+        limit, most = _line_limit(opts.max_bytes), opts.max_bytes
+        message = f"the line is longer than {limit} bytes, too long for a document of {most}"
+        return Problem(source, number, "too-large", f"{message}; {LIMIT_HINT}")
+    try:
+        line = raw.rstrip(b"\r\n").decode(opts.encoding)
+    except UnicodeDecodeError as err:
+        return undecodable(source, raw, err, opts.encoding, first_line=number)
+    return BlankLine() if not line.strip() else _record(source, number, line, raw, opts)
 
 
 def read_jsonl(path: str, options: ReadOptions) -> Iterator[Document | Problem | BlankLine]:
@@ -138,21 +164,37 @@ def read_jsonl(path: str, options: ReadOptions) -> Iterator[Document | Problem |
     ...     [type(r).__name__ for r in read_jsonl(os.path.join(tmp, "a.jsonl"), ReadOptions())]
     ['Document', 'BlankLine', 'Problem']
     """
-    source, max_bytes = display(path), options.max_bytes
-    limit = _line_limit(max_bytes)
+    source = display(path)
 
     def read(f: BinaryIO, at: Cursor) -> Iterator[Document | Problem | BlankLine]:
-        for number, raw in jsonl_lines(f, max_bytes):
+        for number, raw in jsonl_lines(f, options.max_bytes):
             at.line = number + 1
-            if raw is None:
-                message = f"the line is longer than {limit} bytes, too long for a document of {max_bytes}"
-                yield Problem(source, number, "too-large", f"{message}; {LIMIT_HINT}")
-                continue
-            try:
-                line = raw.rstrip(b"\r\n").decode(options.encoding)
-            except UnicodeDecodeError as err:
-                yield undecodable(source, raw, err, options.encoding, first_line=number)
-                continue
-            yield BlankLine() if not line.strip() else _record(source, number, line, options)
+            yield _line(source, number, raw, options)
 
     return read_guarded(path, read, first_line=1)
+
+
+def jsonl_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[bytes]:
+    """The lines ``wanted`` (by number) of the JSONL file at ``path`` read again, in file order, each
+    as read and ending in a line feed; each must read as the Document it gave the first time
+    (:class:`~.records.Again`), else :class:`~.records.InputChanged`.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "a.jsonl")
+    ...     with open(path, "w", encoding="utf-8") as f:
+    ...         _ = f.write('{"text": "rain"}\\n{"text": "sun"}')
+    ...     first = list(read_jsonl(path, ReadOptions()))
+    ...     list(jsonl_again(path, {2: first[1]}, ReadOptions()))
+    [b'{"text": "sun"}\\n']
+    """
+    again = Again(display(path), wanted, "line")
+    with contextlib.closing(read_again(path, lambda f: jsonl_lines(f, options.max_bytes))) as lines:
+        for number, raw in lines:
+            if again.wants(number):
+                again.check(number, _line(again.source, number, raw, options))
+                assert raw is not None  # a line too long read as a Problem, never as the Document wanted
+                yield raw if raw.endswith(b"\n") else raw + b"\n"
+                if not again.left:  # stop before damage further on, which the first read reported
+                    return
+    again.finish()

@@ -3,12 +3,16 @@ record batches of :data:`~neardup_lab.support.limits.PARQUET_BATCH_ROWS`; its id
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from ..support import limits
-from .files import NotRegular, display, open_problem, open_regular, optional_module
-from .records import Document, Problem, ReadOptions, describe, own_id, record_document
+from .files import NotRegular, display, open_problem, open_regular, optional_module, read_again
+from .records import Again, Document, Problem, ReadOptions, describe, own_id, record_document
+
+_NEEDS = ("pyarrow.parquet", "pyarrow", "reading Parquet files")
 
 
 def _damaged(source: str, row: int | None, err: Exception) -> Problem:
@@ -16,7 +20,29 @@ def _damaged(source: str, row: int | None, err: Exception) -> Problem:
     return Problem(source, row, "damaged", f"cannot be read as Parquet ({err}); {where}")
 
 
-def _row(source: str, row: int, text: object, own: object, options: ReadOptions) -> Document | Problem:
+def _column(batch: Any, name: str) -> list[object] | None:
+    """The values of the one column ``name`` of ``batch``; None unless exactly one has that name."""
+    where = batch.schema.get_all_field_indices(name)
+    return batch.column(where[0]).to_pylist() if len(where) == 1 else None
+
+
+def _rows(
+    source: str, numbers: Sequence[int], batch: Any, options: ReadOptions
+) -> Iterator[Document | Problem]:
+    """The rows of ``batch``, numbered ``numbers``, as Documents or Problems."""
+    texts = _column(batch, options.column)
+    ids = [None] * batch.num_rows if options.id_column is None else _column(batch, options.id_column)
+    if texts is None or ids is None:  # read again from a file rewritten meanwhile
+        yield from (Problem(source, row, "missing-parquet-column", "") for row in numbers)
+        return
+    wholes = batch.to_pylist() if options.fingerprints else [None] * len(texts)
+    for row, text, own, whole in zip(numbers, texts, ids, wholes):
+        yield _row(source, row, text, own, whole, options)
+
+
+def _row(
+    source: str, row: int, text: object, own: object, whole: object, options: ReadOptions
+) -> Document | Problem:
     """One Parquet row as a Document, or the Problem that keeps it out (``own``: its id column's value)."""
     if not isinstance(text, str):
         message = f"column {options.column!r} holds {describe(text)}, not a string"
@@ -29,7 +55,7 @@ def _row(source: str, row: int, text: object, own: object, options: ReadOptions)
         doc_id, error = own_id(own, f"column {options.id_column!r}", "id-column")
         if error is not None:
             return Problem(source, row, "bad-id", error)
-    return record_document(source, row, text, options.max_bytes, doc_id)
+    return record_document(source, row, text, options.max_bytes, doc_id, whole)
 
 
 def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem]:
@@ -44,7 +70,7 @@ def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem
     ['Document', 'Problem']
     """
     source = display(path)
-    pq = optional_module("pyarrow.parquet", "pyarrow", "reading Parquet files")
+    pq = optional_module(*_NEEDS)
     errors = (sys.modules["pyarrow"].ArrowException, OSError, ValueError)  # what a damaged file raises
     try:
         f, _ = open_regular(path)
@@ -64,23 +90,62 @@ def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem
             yield Problem(source, None, "missing-parquet-column", missing)
             return
         wanted = {options.column, options.id_column} - {None}
-        repeated = sorted(name for name in wanted if names.count(name) > 1)
+        repeated = sorted(name for name in names if name in wanted and names.count(name) > 1)
         if repeated:
             detail = f"several columns are named {repeated[0]!r}, so which one to read is unclear"
             yield Problem(source, None, "repeated-parquet-column", f"{detail}; give them distinct names")
             return
-        # one column read once, even when it holds both the ids and the texts
-        columns = sorted(wanted, key=names.index)
+        # A fingerprint is of the whole row; else only the columns used (one read once for both).
+        columns = None if options.fingerprints else sorted(wanted, key=names.index)
         try:
             for batch in parquet.iter_batches(batch_size=limits.PARQUET_BATCH_ROWS, columns=columns):
-                texts = batch.column(columns.index(options.column)).to_pylist()
-                ids = (
-                    batch.column(columns.index(options.id_column)).to_pylist()
-                    if options.id_column is not None
-                    else [None] * len(texts)
-                )
-                for text, own in zip(texts, ids):
-                    row += 1
-                    yield _row(source, row, text, own, options)
+                yield from _rows(source, range(row + 1, row + 1 + batch.num_rows), batch, options)
+                row += batch.num_rows
         except errors as err:
             yield _damaged(source, row + 1, err)
+
+
+def parquet_schema(path: str) -> Any:
+    """The Arrow schema of the Parquet file at ``path``, or None when it cannot be read.
+
+    >>> parquet_schema("no-such.parquet") is None
+    True
+    """
+    pq = optional_module(*_NEEDS)
+    try:
+        with contextlib.closing(read_again(path, lambda f: iter([pq.ParquetFile(f).schema_arrow]))) as found:
+            return next(found)
+    except ValueError:  # InputChanged: gone or damaged
+        return None
+
+
+def parquet_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[Any]:
+    """The rows ``wanted`` (by row number) of the Parquet file at ``path`` read again, in file order,
+    as record batches of every column; each row must read as the Document it gave the first time
+    (:class:`~.records.Again`), else :class:`~.records.InputChanged`.
+
+    >>> import os, tempfile
+    >>> import pyarrow as pa, pyarrow.parquet as pq
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "a.parquet")
+    ...     pq.write_table(pa.table({"text": ["rain", "sun"], "n": [1, 2]}), path)
+    ...     first = list(read_parquet(path, ReadOptions()))
+    ...     [batch.to_pylist() for batch in parquet_again(path, {2: first[1]}, ReadOptions())]
+    [[{'text': 'sun', 'n': 2}]]
+    """
+    pq = optional_module(*_NEEDS)
+    pa = sys.modules["pyarrow"]
+    again, first = Again(display(path), wanted, "row"), 1  # first: the number of the batch's first row
+    read = read_again(path, lambda f: pq.ParquetFile(f).iter_batches(limits.PARQUET_BATCH_ROWS))
+    with contextlib.closing(read) as batches:
+        for batch in batches:
+            rows = [r for r in range(first, first + batch.num_rows) if again.wants(r)]
+            if rows:
+                chosen = batch.take(pa.array([r - first for r in rows]))
+                for row, doc in zip(rows, _rows(again.source, rows, chosen, options)):
+                    again.check(row, doc)
+                yield chosen
+                if not again.left:
+                    return
+            first += batch.num_rows
+    again.finish()

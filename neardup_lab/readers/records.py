@@ -1,11 +1,14 @@
-"""What reading gives (documents, problems, the report of a run), the options, and the checks every
-reader makes of a record (its size, its own id), so that each message is written once."""
+"""What reading gives (documents, problems, the report of a run), the options, and what every
+reader does with a record (its size, its own id, its fingerprint), each message written once."""
 
 from __future__ import annotations
 
 import codecs
+import dataclasses
+import hashlib
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from numbers import Number
 from typing import NamedTuple
@@ -34,19 +37,22 @@ REASONS = {
     "bad-id": "unusable id",
     "duplicate-id": "duplicate id",
 }
-#: What to do about a document over the size limit.
 LIMIT_HINT = "raise the limit with --max-bytes (0 for none) if you mean it"
 
 
 class InputError(ValueError):
-    """An input cannot be used at all (missing path, unknown format, bad option): unlike a
-    :class:`Problem`, which skips one record, this stops the run before anything is read."""
+    """An input cannot be used at all (missing path, unknown format, bad option): the run stops
+    before anything is read (a :class:`Problem` skips one record)."""
+
+
+class InputChanged(InputError):
+    """An input read again, to copy chosen records, is not what was read."""
 
 
 @dataclass(frozen=True)
 class Document:
-    """One document: a stable ``id``, its ``text``, where it came from, and the 1-based ``line`` where
-    its JSONL/CSV record starts (a Parquet file's row number; None for a ``.txt`` file).
+    """One document: a stable ``id``, its ``text``, its ``source``, the ``line`` its record starts on
+    (a Parquet row; None for a ``.txt`` file), and if asked for, its record's :func:`fingerprint`.
 
     >>> Document("a.txt", "heavy rain", "a.txt").id
     'a.txt'
@@ -56,12 +62,13 @@ class Document:
     text: str
     source: str
     line: int | None = None
+    fingerprint: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
 class Problem:
-    """An input that was skipped: where (``source``, and ``line`` unless the whole file is affected),
-    why (``reason``), and what to do.
+    """An input that was skipped: where (``line`` None: the whole file), why (a key of
+    :data:`REASONS`), and what to do.
 
     >>> print(Problem("a.jsonl", 3, "missing-field", "no field 'text'"))
     a.jsonl:3: missing JSON field: no field 'text'
@@ -80,7 +87,7 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.where}: {REASONS[self.reason]}: {self.message}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """The problem as plain data, for JSON output.
 
         >>> Problem("a.txt", None, "binary", "NUL byte").to_dict()["reason"]
@@ -98,19 +105,19 @@ class InputFile(NamedTuple):
 
 @dataclass
 class ReadReport:
-    """Everything read from a list of inputs: documents, problems, counts, the real path of every file
-    met as an input (``input_files``: no output is written over one), and how to open each again."""
+    """Everything read from a list of inputs: documents, problems, counts, the real path of every
+    file read (no output may be one), each input by source, and the options it was read with."""
 
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     blank_lines: int = 0
     other_files: int = 0
     input_files: set[str] = field(default_factory=set)
-    #: Each file named as an input (not the files found in folders), by the name documents give as source.
-    sources: dict[str, InputFile] = field(default_factory=dict)
+    sources: dict[str, InputFile] = field(default_factory=dict)  # files named as inputs, not in folders
+    options: ReadOptions = field(default_factory=lambda: ReadOptions())
 
     @property
-    def skipped(self) -> Counter:
+    def skipped(self) -> Counter[str]:
         """Number of problems per reason.
 
         >>> ReadReport(problems=[Problem("a", 1, "binary", "")]).skipped
@@ -132,8 +139,8 @@ class OtherFile:
 
 
 def check_encoding(encoding: object) -> str:
-    """``encoding`` if it names a text encoding in which ASCII bytes are ASCII characters (so lines can
-    be found byte by byte); else an :class:`InputError` saying why.
+    """``encoding`` if it is a text encoding in which ASCII bytes are ASCII (lines are found byte by
+    byte); else an :class:`InputError` saying why.
 
     >>> check_encoding("utf-8-sig"), check_encoding("latin-1")
     ('utf-8-sig', 'latin-1')
@@ -170,8 +177,7 @@ _ASCII = bytes(range(128)) + b"\\u00e9"
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How records are read: the text field or column, ids, encoding, size limit, CSV delimiter;
-    checked when made, so that a bad option stops a run before anything is read.
+    """How records are read, checked when made: a bad option stops a run before anything is read.
 
     >>> ReadOptions(encoding="utf-16")
     Traceback (most recent call last):
@@ -183,20 +189,19 @@ cannot be found in it; convert the files to UTF-8 first
     field: str = "text"
     column: str = "text"
     encoding: str = "utf-8"
-    #: Largest document in UTF-8 bytes, 0 for no limit; None is ``limits.DEFAULT_MAX_BYTES`` when made.
-    max_bytes: int | None = None
+    max_bytes: int = dataclasses.field(default_factory=lambda: limits.DEFAULT_MAX_BYTES)  # 0: no limit
     delimiter: str | None = None
     id_field: str | None = None
     id_column: str | None = None
+    fingerprints: bool = False  # of each whole record (Parquet: every column is read)
 
     def __post_init__(self) -> None:
         check_encoding(self.encoding)
-        max_bytes = limits.DEFAULT_MAX_BYTES if self.max_bytes is None else self.max_bytes
+        max_bytes = self.max_bytes
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 0 <= max_bytes <= sys.maxsize:
             raise InputError(
                 f"max_bytes must be an int from 0 (no limit) to {sys.maxsize}, got {max_bytes!r}"
             )
-        object.__setattr__(self, "max_bytes", max_bytes)
         for name, value in [("id_field", self.id_field), ("id_column", self.id_column)]:
             if value is not None and (not isinstance(value, str) or not value):
                 raise InputError(f"{name} must be a non-empty name, got {value!r}")
@@ -217,7 +222,7 @@ cannot be found in it; convert the files to UTF-8 first
 
 
 def too_large(source: str, line: int | None, size: int, max_bytes: int) -> Problem | None:
-    """The ``too-large`` problem of a document of ``size`` bytes, or None within ``max_bytes`` (0: no limit).
+    """The ``too-large`` problem of ``size`` bytes, or None within ``max_bytes`` (0: no limit).
 
     >>> too_large("a.txt", None, 5, 0), too_large("a.txt", None, 5, 4).reason
     (None, 'too-large')
@@ -245,7 +250,7 @@ def describe(value: object) -> str:
 
 def own_id(value: object, what: str, option: str) -> tuple[str | None, str | None]:
     """A record's own id from ``value`` (a non-empty string or a whole number) and None, or None and
-    why it cannot be one; ``what`` says where the value was found and ``option`` which option asked.
+    why not; ``what`` says where the value is, ``option`` which option asked.
 
     >>> own_id(17, "field 'id'", "id-field"), own_id(True, "field 'id'", "id-field")[0]
     (('17', None), None)
@@ -259,10 +264,11 @@ def own_id(value: object, what: str, option: str) -> tuple[str | None, str | Non
 
 
 def record_document(
-    source: str, line: int, text: str, max_bytes: int, doc_id: str | None
+    source: str, line: int, text: str, max_bytes: int, doc_id: str | None, whole: object = None
 ) -> Document | Problem:
-    """The record at ``source:line`` as a Document (its id ``doc_id``, else ``source:line``),
-    or a ``too-large`` Problem when its text is over ``max_bytes`` UTF-8 bytes.
+    """The record at ``source:line`` as a Document (id ``doc_id``, else ``source:line``; the
+    fingerprint of ``whole``, the record, if given), or ``too-large`` when its text is over
+    ``max_bytes`` UTF-8 bytes.
 
     >>> record_document("a.jsonl", 3, "heavy rain", 100, None).id
     'a.jsonl:3'
@@ -273,4 +279,53 @@ def record_document(
         problem = too_large(source, line, len(text.encode("utf-8", "surrogatepass")), max_bytes)
         if problem:
             return problem
-    return Document(f"{source}:{line}" if doc_id is None else doc_id, text, source, line)
+    doc_id = f"{source}:{line}" if doc_id is None else doc_id
+    return Document(doc_id, text, source, line, None if whole is None else fingerprint(whole))
+
+
+def fingerprint(record: object) -> bytes:
+    """16 bytes of the SHA-256 of a whole record: its bytes (a JSONL line), or the ``repr`` of its
+    fields (a CSV row, a Parquet row's values by name), which tells every field apart.
+
+    >>> fingerprint(["a,b"]) == fingerprint(["a", "b"])
+    False
+    """
+    data = record if isinstance(record, bytes) else repr(record).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).digest()[:16]
+
+
+class Again:
+    """The records of one input read again, by number: each must read as the Document it gave the
+    first time (text, id, fingerprint) and be found, else :class:`InputChanged`.
+
+    >>> again = Again("a.jsonl", {3: Document("x", "rain", "a.jsonl", 3)}, "line")
+    >>> again.wants(3)
+    True
+    >>> again.check(3, Document("y", "rain", "a.jsonl", 3))
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.records.InputChanged: a.jsonl changed while this run read it (line 3 is \
+not the record read)
+    """
+
+    def __init__(self, source: str, wanted: Mapping[int, Document], unit: str) -> None:
+        self.source, self.wanted, self.unit = source, wanted, unit
+        self.left = set(wanted)
+
+    def wants(self, number: int) -> bool:
+        return number in self.left
+
+    def check(self, number: int, again: object) -> None:
+        """Tick record ``number`` off if ``again``, how it reads now, is the Document read first."""
+        if again != self.wanted[number]:
+            raise self.changed(f"{self.unit} {number} is not the record read")
+        self.left.discard(number)
+
+    def finish(self) -> None:
+        """Raise :class:`InputChanged` unless every wanted record was found."""
+        if self.left:
+            more = f" and {len(self.left) - 1} more" if len(self.left) > 1 else ""
+            raise self.changed(f"{self.unit} {min(self.left)}{more} read before cannot be found again")
+
+    def changed(self, what: str) -> InputChanged:
+        return InputChanged(f"{self.source} changed while this run read it ({what})")
