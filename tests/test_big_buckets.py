@@ -8,7 +8,9 @@ the counts of what was left out, and the answer of checking every pair below the
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -94,3 +96,18 @@ def test_the_saved_index_caps_its_lookups_too(small_budget):
         for match in matches:
             assert jaccard(shingles[doc], shingles[int(match.id)]) >= 0.8
     assert sum(1 for m in found if m) > 250
+
+
+def test_the_command_line_says_when_buckets_were_capped(tmp_path):
+    from neardup_lab.cli.main import main
+
+    path = tmp_path / "copies.jsonl"
+    path.write_text("".join(json.dumps({"text": text}) + "\n" for text in near_copies(400, replaced=1, seed=3)))
+    for command in (["dedup", str(path)], ["index", "build", str(tmp_path / "i.idx"), str(path)]):
+        out = tmp_path / "out.txt"
+        with out.open("w") as stream:
+            with contextlib.redirect_stdout(stream), contextlib.redirect_stderr(stream):
+                assert main(command) == 0
+        said = out.read_text()
+        assert f"band buckets of more than {limits.BUCKET_SIZE} documents" in said, said
+        assert "candidate pairs in them were left unchecked" in said

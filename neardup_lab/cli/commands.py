@@ -17,7 +17,16 @@ from ..index.store import SavedIndex
 from ..readers import ReadReport, display, read_inputs
 from ..settings import Settings
 from . import outputs
-from .console import Console, dedup_summary, explain, match_summary, plural, read_summary, warn_skipped
+from .console import (
+    Console,
+    budget_note,
+    dedup_summary,
+    explain,
+    match_summary,
+    plural,
+    read_summary,
+    warn_skipped,
+)
 from .explain import why_fields, why_summary
 from .options import EXIT_OK, EXIT_SKIPPED, given_settings
 from .outputs import UsageError, Writer
@@ -212,6 +221,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
             done = {"build": f"created: {where} with {size}", "add": f"updated: {where}, {before} -> {size}"}
             console.say("index " + done.get(args.action, f"searched: {where} ({size}, not changed)"))
             match_summary(console, ids, found, index=args.action != "build", batch=args.action != "query")
+            budget_note(console, index.capped, index.not_checked)
 
         return _summarised(console, args, report, "matches", times, summary)
 

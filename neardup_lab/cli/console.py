@@ -18,6 +18,7 @@ from ..index.store import Match
 from ..lsh import approx_threshold, s_curve
 from ..readers import REASONS, ReadReport
 from ..settings import RECALL_WEIGHTS, Settings
+from ..support import limits
 from ..text import normalize
 
 __all__ = ["PROG", "Console", "printable", "plural", "warn_skipped", "read_summary", "explain"]
@@ -208,6 +209,25 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
     warning = candidates_warning(result)
     if warning:
         console.warn(f"warning: {warning}")
+    candidates = result.stats.get("candidates", {})
+    budget_note(console, int(candidates.get("capped_buckets", 0)), int(candidates.get("not_checked", 0)))
+
+
+def budget_note(console: Console, capped: int, not_checked: int) -> None:
+    """Say, when it happened, that buckets too big to check in full were checked against anchors.
+
+    >>> budget_note(Console(quiet=False), 2, 950)
+    note: 2 band buckets of more than 100 documents were checked against their first 8 only:
+      950 candidate pairs in them were left unchecked (near-duplicates among those may be missed)
+    """
+    if capped:
+        bucket, anchors = limits.BUCKET_SIZE, limits.BUCKET_ANCHORS
+        console.say(
+            f"note: {plural(capped, 'band bucket')} of more than {bucket} documents were checked "
+            f"against their first {anchors} only:"
+        )
+        missed = "near-duplicates among those may be missed"
+        console.say(f"  {not_checked} candidate pairs in them were left unchecked ({missed})")
 
 
 def _describe(m: Match) -> str:
