@@ -102,12 +102,12 @@ def test_the_command_line_says_when_buckets_were_capped(tmp_path):
     from neardup_lab.cli.main import main
 
     path = tmp_path / "copies.jsonl"
-    path.write_text("".join(json.dumps({"text": text}) + "\n" for text in near_copies(400, replaced=1, seed=3)))
+    texts = near_copies(400, replaced=1, seed=3)
+    path.write_text("".join(json.dumps({"text": text}) + "\n" for text in texts))
     for command in (["dedup", str(path)], ["index", "build", str(tmp_path / "i.idx"), str(path)]):
         out = tmp_path / "out.txt"
-        with out.open("w") as stream:
-            with contextlib.redirect_stdout(stream), contextlib.redirect_stderr(stream):
-                assert main(command) == 0
+        with out.open("w") as stream, contextlib.redirect_stdout(stream), contextlib.redirect_stderr(stream):
+            assert main(command) == 0
         said = out.read_text()
         assert f"band buckets of more than {limits.BUCKET_SIZE} documents" in said, said
         assert "candidate pairs in them were left unchecked" in said
