@@ -11,9 +11,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup_lab import dedup, jaccard, word_shingles
 from neardup_lab.corpus import near_copies, shared_template
@@ -98,6 +102,7 @@ def test_the_saved_index_caps_its_lookups_too(small_budget):
     assert sum(1 for m in found if m) > 250
 
 
+@pytest.mark.native("runs the command line, which says in the page that it runs on a computer")
 def test_the_command_line_says_when_buckets_were_capped(tmp_path):
     from neardup_lab.cli.main import main
 
@@ -111,3 +116,51 @@ def test_the_command_line_says_when_buckets_were_capped(tmp_path):
         said = out.read_text()
         assert f"band buckets of more than {limits.BUCKET_SIZE} documents" in said, said
         assert "candidate pairs in them were left unchecked" in said
+
+
+@pytest.mark.native("starts a Python process")
+def test_a_bucket_of_fifty_thousand_stays_within_the_memory_budget():
+    # Every pair of one 50,000-document bucket would be 1.25 billion pairs (20 GB); the budget
+    # checks each member against the bucket's first anchors, and memory stays at megabytes.
+    code = (
+        "import numpy as np\n"
+        "from neardup_lab.engine.banding import BandGroups\n"
+        "from neardup_lab.engine.verify import verified_edges\n"
+        "def peak():\n"
+        "    line = next(l for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+        "    return int(line.split()[1]) // 1024\n"
+        "n = 50_000\n"
+        "bands = [BandGroups(np.arange(n), np.zeros(1, dtype=np.int64)) for _ in range(3)]\n"
+        "before = peak()\n"
+        "found = verified_edges(n, bands, lambda pairs: np.zeros(len(pairs), dtype=bool))\n"
+        "print(found.checked, found.capped, found.unchecked, peak() - before)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    checked, capped, unchecked, grown_mb = map(int, done.stdout.split())
+    anchors, n = limits.BUCKET_ANCHORS, 50_000
+    assert checked == anchors * (n - anchors) + anchors * (anchors - 1) // 2  # the first band; then known
+    assert capped == 3 and unchecked == 3 * (n * (n - 1) // 2) - checked - 2 * checked
+    assert grown_mb < 200
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=5),
+    replaced=st.integers(0, 3),
+    seed=st.integers(0, 10_000),
+    bucket=st.integers(2, 12),
+)
+def test_budgeted_candidates_give_the_clusters_of_all_pairs_below_the_budget(sizes, replaced, seed, bucket):
+    docs = [doc for i, n in enumerate(sizes) for doc in near_copies(n, replaced, n_words=30, seed=seed + i)]
+    saved = limits.BUCKET_SIZE, limits.BUCKET_ANCHORS
+    limits.BUCKET_SIZE, limits.BUCKET_ANCHORS = bucket, 2
+    try:
+        result = dedup(docs, threshold=0.6, k=3)
+    finally:
+        limits.BUCKET_SIZE, limits.BUCKET_ANCHORS = saved
+    shingles = [word_shingles(d, 3) for d in docs]
+    assert all(jaccard(shingles[a], shingles[b]) >= 0.6 for a, b in result.pairs)
+    if result.stats["candidates"]["capped_buckets"] == 0:
+        expected = reference_dedup(docs, Settings(threshold=0.6, k=3))
+        assert (result.clusters, result.keepers) == (expected.clusters, expected.keepers)
