@@ -46,11 +46,8 @@ if workload.startswith("dedup"):
     answer = len(result.clusters)
 elif workload == "index-build-query":
     from neardup_lab.index.store import SavedIndex
-    try:
-        from neardup_lab.settings import Settings
-        index = SavedIndex(Settings())
-    except ImportError:
-        index = SavedIndex()
+    from neardup_lab import Settings  # every version exports it at the top
+    index = SavedIndex(Settings())
     index.add([str(i) for i in range(half)], docs[:half])
     answer = sum(len(m) > 0 for m in index.query(docs[half:]))
 else:
