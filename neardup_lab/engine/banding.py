@@ -16,11 +16,13 @@ from .workers import ordered_map
 
 __all__ = [
     "BandGroups",
+    "BandKeys",
     "band_groups",
     "pairs_in_groups",
     "group_blocks",
     "pairs_to_check",
     "candidate_pair_array",
+    "unique_pairs",
 ]
 
 
@@ -60,7 +62,12 @@ class BandGroups(NamedTuple):
 
 
 def band_groups(
-    signatures: np.ndarray, bands: int, rows: int, threads: int = 1, among: np.ndarray | None = None
+    signatures: np.ndarray,
+    bands: int,
+    rows: int,
+    threads: int = 1,
+    among: np.ndarray | None = None,
+    keys: BandKeys | None = None,
 ) -> Iterator[BandGroups]:
     """For each band in turn, the groups of documents whose band values are identical.
 
@@ -68,6 +75,7 @@ def band_groups(
     keys are compared value by value, so a group holds only truly equal bands. ``among`` restricts
     the grouping to those rows (``order`` still names rows of the whole matrix). ``threads`` bands
     are grouped at once (numpy sorts without the interpreter lock); the groups are the same.
+    ``keys``: the :class:`BandKeys` of those rows, when the caller made them already.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
@@ -77,13 +85,49 @@ def band_groups(
     [([0, 2], 2), ([0, 2], 1)]
     """
     sigs = check_signature_matrix(signatures, bands, rows)
-    docs = np.arange(len(sigs)) if among is None else np.asarray(among, dtype=np.int64)
-    keys = np.empty((len(docs), bands), dtype=np.uint64)
-    step = limits.KEY_BLOCK
-    for start in range(0, len(docs), step):
-        block = docs[start : start + step]
-        keys[start : start + len(block)] = band_hashes(sigs[block], bands, rows)
-    yield from ordered_map(partial(_group_band, sigs, docs, keys, rows), range(bands), threads)
+    keys = BandKeys.of(sigs, bands, rows, among) if keys is None else keys
+    yield from ordered_map(partial(_group_band, sigs, keys.docs, keys.keys, rows), range(bands), threads)
+
+
+class BandKeys(NamedTuple):
+    """The :func:`~neardup_lab.lsh.band_hashes` key of every band of the documents ``docs``
+    (sorted document numbers), one row each: what :func:`band_groups` sorts, and what
+    :meth:`refine` splits a bucket too big to check in full by."""
+
+    docs: np.ndarray
+    keys: np.ndarray
+
+    @classmethod
+    def of(cls, signatures: np.ndarray, bands: int, rows: int, among: np.ndarray | None = None) -> BandKeys:
+        """The keys of the rows ``among`` of ``signatures`` (all rows by default), computed
+        :data:`~neardup_lab.support.limits.KEY_BLOCK` documents at a time.
+
+        >>> BandKeys.of(np.zeros((3, 4), dtype=np.uint32), 2, 2).keys.shape
+        (3, 2)
+        """
+        docs = np.arange(len(signatures)) if among is None else np.asarray(among, dtype=np.int64)
+        keys = np.empty((len(docs), bands), dtype=np.uint64)
+        for start in range(0, len(docs), limits.KEY_BLOCK):
+            block = docs[start : start + limits.KEY_BLOCK]
+            keys[start : start + len(block)] = band_hashes(signatures[block], bands, rows)
+        return cls(docs, keys)
+
+    def refine(self, members: np.ndarray, band: int) -> Iterator[BandGroups]:
+        """A bucket of ``band`` split by each other band in turn: for band ``c``, the groups of
+        ``members`` whose keys agree in band ``c`` too (two bands agree: a pair this close is
+        found in a small group even when the bucket is far too big to check in full).
+
+        >>> keys = BandKeys(np.arange(4), np.array([[1, 5], [1, 5], [1, 6], [1, 6]], dtype=np.uint64))
+        >>> [g.starts.tolist() for g in keys.refine(np.arange(4), band=0)]
+        [[0, 2]]
+        """
+        rows = np.searchsorted(self.docs, members)
+        for other in range(self.keys.shape[1]):
+            if other != band:
+                key = self.keys[rows, other]
+                order = np.argsort(key, kind="stable")
+                ordered = key[order]
+                yield BandGroups(members[order], np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]))
 
 
 def _group_band(sigs: np.ndarray, docs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
@@ -151,13 +195,10 @@ def pairs_to_check(groups: BandGroups, most: int, anchors: int) -> tuple[np.ndar
     found = [pairs_in_groups(groups.keep(~big))]
     for at, size in zip(capped.starts.tolist(), capped.sizes().tolist()):
         members = capped.order[at : at + size]
-        chosen = members[:anchors]
-        found.append(pairs_in_groups(BandGroups(chosen, np.zeros(1, dtype=np.int64))))
-        for anchor in chosen.tolist():
-            others = members[members != anchor]
-            found.append(np.stack([np.minimum(others, anchor), np.maximum(others, anchor)], axis=1))
-    pairs = np.concatenate(found).astype(np.int64, copy=False)
-    return np.unique(pairs, axis=0) if len(capped.starts) else pairs, capped
+        for i, anchor in enumerate(members[:anchors].tolist()):  # each anchor with every later member
+            later = members[i + 1 :]
+            found.append(np.stack([np.minimum(later, anchor), np.maximum(later, anchor)], axis=1))
+    return np.concatenate(found).astype(np.int64, copy=False), capped
 
 
 def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
@@ -168,7 +209,18 @@ def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.nd
     >>> candidate_pair_array(sigs, bands=2, rows=2).tolist()
     [[0, 1], [0, 2]]
     """
-    width = max(np.shape(signatures)[0], 1)
-    codes = [p[:, 0] * width + p[:, 1] for p in map(pairs_in_groups, band_groups(signatures, bands, rows))]
-    unique = np.unique(np.concatenate(codes)) if codes else np.empty(0, dtype=np.int64)
-    return np.stack([unique // width, unique % width], axis=1).astype(np.int64)
+    found = [np.empty((0, 2), dtype=np.int64), *map(pairs_in_groups, band_groups(signatures, bands, rows))]
+    return unique_pairs(np.concatenate(found))
+
+
+def unique_pairs(pairs: np.ndarray) -> np.ndarray:
+    """The distinct rows of an ``(m, 2)`` array of non-negative ints, sorted (each pair one int64
+    code: about twice as fast as ``np.unique(axis=0)`` on 400,000 pairs).
+
+    >>> unique_pairs(np.array([[3, 4], [0, 2], [3, 4]])).tolist()
+    [[0, 2], [3, 4]]
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    width = int(pairs.max(initial=0)) + 1
+    codes = np.unique(pairs[:, 0] * width + pairs[:, 1])
+    return np.stack([codes // width, codes % width], axis=1)

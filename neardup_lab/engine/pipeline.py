@@ -23,7 +23,7 @@ from ..support import limits
 from ..support.spans import Ragged, chunk_bounds, cut
 from ..support.validate import first_not_text, shown
 from ..text import words
-from .banding import band_groups
+from .banding import BandKeys, band_groups
 from .components import clusters_from_pair_array, pair_tuples
 from .idsets import jaccard_from_texts, sorted_sets, unsorted_shingle_ids
 from .signing import sign_flat
@@ -547,7 +547,8 @@ def dedup(
     with clock.stage("candidates"):
         signatures = settings.banded(prepared.signatures)
         prepared = prepared._replace(signatures=signatures)
-        banding = band_groups(signatures, settings.bands, settings.rows, jobs, among=banded)
+        keys = BandKeys.of(signatures, settings.bands, settings.rows, banded)
+        banding = band_groups(signatures, settings.bands, settings.rows, jobs, keys=keys)
         groups = [band.shared() for band in banding]
         del signatures
         if settings.verify != "estimate":  # banding was the signatures' last use: free them
@@ -565,7 +566,7 @@ def dedup(
         keep = clock.timed("verified", keep_verified(settings, prepared, score))
 
     with clock.stage("candidates"):  # proposing pairs and skipping those joined; the checks are "verified"
-        found = verified_edges(n, groups, keep, joined=copies)
+        found = verified_edges(n, groups, keep, joined=copies, refine=keys.refine)
         del prepared, groups, keep  # the clusters need only the pairs
         verified = found.edges[np.lexsort((found.edges[:, 1], found.edges[:, 0]))]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..support import limits
 from ..support.spans import Ragged, span_positions
-from .banding import BandGroups, group_blocks, pairs_to_check
+from .banding import BandGroups, group_blocks, pairs_to_check, unique_pairs
 from .components import join_roots, roots
 
 __all__ = ["pack_id_sets", "jaccard_of_pairs", "Verified", "verified_edges"]
@@ -102,6 +102,7 @@ def verified_edges(
     groups: Iterable[BandGroups],
     keep: Callable[[np.ndarray], np.ndarray],
     joined: np.ndarray | None = None,
+    refine: Callable[[np.ndarray, int], Iterable[BandGroups]] | None = None,
 ) -> Verified:
     """Check the pairs within each band group (of :func:`~neardup_lab.engine.banding.band_groups`)
     with ``keep`` (``(m, 2)`` pairs to bools), skipping pairs already in one cluster, through
@@ -111,8 +112,10 @@ def verified_edges(
     Memory and work stay bounded whatever a group's size: groups are taken in blocks of at most
     :data:`~neardup_lab.support.limits.PAIR_BLOCK` pairs, and a group of more than
     :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents is checked against
-    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS` anchors only
-    (:func:`~neardup_lab.engine.banding.pairs_to_check`). Every pair kept was checked.
+    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS` anchors
+    (:func:`~neardup_lab.engine.banding.pairs_to_check`) and, with ``refine`` (members and band
+    to groups, :meth:`~neardup_lab.engine.banding.BandKeys.refine`), within the groups of its
+    members that agree on another band too, budgeted the same way. Every pair kept was checked.
 
     >>> from neardup_lab.engine.banding import band_groups
     >>> sigs = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2]], dtype=np.uint32)
@@ -124,7 +127,22 @@ def verified_edges(
     join_roots(parent, np.empty((0, 2), dtype=np.int64) if joined is None else joined)
     kept, rejected = [np.empty((0, 2), dtype=np.int64)], _SortedCodes()
     checked = proposed = capped = unchecked = 0
-    for band in groups:
+
+    def check(pairs: np.ndarray) -> None:
+        nonlocal checked
+        for step in _steps(pairs, 64):
+            step = step[roots(parent, step[:, 0]) != roots(parent, step[:, 1])]
+            codes = step[:, 0] * n + step[:, 1]
+            fresh = rejected.missing(codes)
+            step, codes = step[fresh], codes[fresh]
+            if len(step):
+                checked += len(step)
+                good = np.asarray(keep(step), dtype=bool)
+                join_roots(parent, step[good])
+                kept.append(step[good])
+                rejected.add(codes[~good])
+
+    for number, band in enumerate(groups):
         sizes = band.sizes()
         proposed += int((sizes * (sizes - 1) // 2).sum())
         for block in group_blocks(band, limits.PAIR_BLOCK):
@@ -132,23 +150,18 @@ def verified_edges(
             if not len(block.starts):
                 continue
             pairs, big = pairs_to_check(block, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)
-            for step in _steps(pairs, 64):
-                step = step[roots(parent, step[:, 0]) != roots(parent, step[:, 1])]
-                codes = step[:, 0] * n + step[:, 1]
-                fresh = rejected.missing(codes)
-                step, codes = step[fresh], codes[fresh]
-                if not len(step):
-                    continue
-                checked += len(step)
-                good = np.asarray(keep(step), dtype=bool)
-                join_roots(parent, step[good])
-                kept.append(step[good])
-                rejected.add(codes[~good])
+            check(pairs)
+            looked = [pairs[np.isin(pairs[:, 0], big.order)]]
+            for at, size in zip(big.starts.tolist(), big.sizes().tolist()):
+                for split in refine(big.order[at : at + size], number) if refine else ():
+                    split = _unjoined(split.shared(), parent)
+                    looked.append(pairs_to_check(split, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)[0])
+                    check(looked[-1])
             if len(big.starts):
                 capped += len(big.starts)
-                looked = pairs[np.isin(pairs[:, 0], big.order)]
-                looked_apart = np.count_nonzero(roots(parent, looked[:, 0]) != roots(parent, looked[:, 1]))
-                unchecked += _pairs_apart(parent, big) - int(looked_apart)
+                seen = unique_pairs(np.concatenate(looked))
+                seen_apart = np.count_nonzero(roots(parent, seen[:, 0]) != roots(parent, seen[:, 1]))
+                unchecked += _pairs_apart(parent, big) - int(seen_apart)
     return Verified(np.concatenate(kept), checked, proposed, capped, unchecked)
 
 
@@ -156,7 +169,7 @@ def _pairs_apart(parent: np.ndarray, groups: BandGroups) -> int:
     """How many pairs within ``groups`` join documents of two different clusters."""
     member_roots = roots(parent, groups.order)
     group_of = np.repeat(np.arange(len(groups.starts)), groups.sizes().astype(np.intp, copy=False))
-    _, together = np.unique(np.stack([group_of, member_roots], axis=1), axis=0, return_counts=True)
+    _, together = np.unique(group_of * len(parent) + member_roots, return_counts=True)
     sizes = groups.sizes()
     return int((sizes * (sizes - 1) // 2).sum() - (together * (together - 1) // 2).sum())
 
