@@ -107,9 +107,9 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
         return f" is inside the index folder {display(index)}, {risk}"
     if os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(os.path.join(folder, LOCK_NAME)):
         return f" is inside a saved index folder, {risk}"
-    # A new file reached through a link inside an input folder too (an existing one is an input).
+    # Reached through a link inside an input folder too: --follow-links would read it.
     folders = _identities(p for p in args.inputs if os.path.isdir(p))
-    lexical = not os.path.exists(path) and _below_any(path, folders)
+    lexical = _below_any(path, folders)
     if real.lower().endswith(".txt") and (_below_any(real, folders) or lexical):
         later = "so a later run would read it as a document"
         return f" is a .txt file inside an input folder, {later}; {_ELSEWHERE}"
