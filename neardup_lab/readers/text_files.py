@@ -9,6 +9,7 @@ Entries that are not regular files (pipes, devices, sockets) are reported and ne
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -130,20 +131,24 @@ def _inside(real: str, top: str) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def _followed(path: str, top: _Descend, shown: str) -> tuple[str, os.stat_result | None] | Problem:
-    """Where the link ``path`` leads (its real path, and what is there: None when nothing is), or the
-    ``link-escape`` problem of a link that leads out of the input folder ``top``."""
+def _followed(path: str, top: _Descend, shown: str) -> tuple[str, os.stat_result] | Problem:
+    """Where the link ``path`` leads (its real path, and what is there), or the problem of a link
+    that leads out of the input folder ``top`` (``link-escape``), round in a loop or nowhere."""
     real = os.path.realpath(path)
     if not _inside(real, top.real):
         message = (
-            f"leads to {display(real)}, outside the folder {display(top.path)} given; not followed "
+            f"leads to {display(real)}, outside the folder {top.path} given; not followed "
             "(name it as an input to read it)"
         )
         return Problem(shown, None, "link-escape", message)
     try:
         return real, os.stat(path)
-    except OSError:  # a broken link, or a loop of links to files
-        return real, None
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            message = "is a loop of links, which leads to no file; not followed"
+            return Problem(shown, None, "link-loop", message)
+        message = f"is a link that leads nowhere ({err.strerror or err}); fix or remove it"
+        return Problem(shown, None, "unreadable", message)
 
 
 def _classify(
