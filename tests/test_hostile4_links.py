@@ -68,8 +68,8 @@ def test_a_link_out_of_a_folder_is_refused_when_links_are_followed(escape: Path)
     assert done.returncode == 1, done.stderr
     assert listed(escape / "rm.lst") == [b"ds/b.txt"]
     assert problems(escape / "p.jsonl") == {"ds/z": "link-escape"}
-    assert "skipped ds/z: link out of the folder: leads to " in done.stderr
-    assert "outside the folder ds given" in done.stderr
+    message = "skipped ds/z: link out of the folder: is a link to ../victim, which leads out of the folder ds"
+    assert message in done.stderr
 
 
 def test_links_that_stay_inside_are_followed_when_asked_and_loops_refused(tmp_path: Path) -> None:

@@ -75,9 +75,9 @@ def test_a_planted_link_to_a_folder_on_the_way_is_refused_too(sticky: Path) -> N
     assert done.returncode == 2, done.stderr
     assert "owned by another user" in done.stderr
     assert not list((sticky / "root-only").iterdir())
-    with pytest.raises(UnsafeLink, match="protected-symlinks"):  # the index writes this way too
-        with atomic_writer(sticky / "sticky" / "runs" / "index.json") as f:
-            f.write("{}")
+    index_file = sticky / "sticky" / "runs" / "index.json"  # the index writes this way too
+    with pytest.raises(UnsafeLink, match="protected-symlinks"), atomic_writer(index_file) as f:
+        f.write("{}")
     assert not list((sticky / "root-only").iterdir())
 
 

@@ -137,8 +137,8 @@ def _followed(path: str, top: _Descend, shown: str) -> tuple[str, os.stat_result
     real = os.path.realpath(path)
     if not _inside(real, top.real):
         message = (
-            f"leads to {display(real)}, outside the folder {top.path} given; not followed "
-            "(name it as an input to read it)"
+            f"is a link to {display(os.readlink(path))}, which leads out of the folder {top.path} given; "
+            "not followed (name its target as an input to read it)"
         )
         return Problem(shown, None, "link-escape", message)
     try:
