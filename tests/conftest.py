@@ -73,6 +73,8 @@ NATIVE_ONLY = {
     "test_hostile4_identity.py": "mounts folders and runs the command line in processes",
     "test_hostile4_csv.py": "runs the command line in processes",
     "test_hostile4_stdout.py": "runs the command line in processes",
+    "test_hostile4_links.py": "runs the command line on links, pipes and devices, in processes",
+    "test_hostile4_sticky.py": "writes through links another user owns, as root, in processes",
     "test_hostile4_parquet.py": "reads Parquet files (pyarrow is not in the page), with processes",
     "test_store_crash.py": "kills processes while they write",
     "test_store_concurrency.py": "queries while another process adds",

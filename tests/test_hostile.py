@@ -127,16 +127,18 @@ def test_row01_fifo_is_skipped_not_waited_on(tmp_path):
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
 def test_row02_link_to_dev_zero_is_refused_and_reads_are_bounded(tmp_path):
     write(tmp_path / "z" / "a.txt", "heavy rain")
-    os.symlink("/dev/zero", tmp_path / "z" / "z.txt")
+    os.symlink("/dev/zero", tmp_path / "z" / "z.txt")  # in a folder: a link, not followed
+    os.symlink("/dev/zero", tmp_path / "zero.txt")  # named as an input: followed, and refused
     maps = Path("/proc/self/maps")  # a regular file whose size says 0 but which holds kilobytes
     if maps.exists():
-        os.symlink(maps, tmp_path / "z" / "maps.txt")
-    result = run("dedup", "z", "--max-bytes", "100", "--problems", "p.jsonl", cwd=tmp_path)
+        os.symlink(maps, tmp_path / "maps.txt")
+    inputs = ["z", "zero.txt", *(["maps.txt"] if maps.exists() else [])]
+    result = run("dedup", *inputs, "--max-bytes", "100", "--problems", "p.jsonl", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
-    assert "skipped z/z.txt: not a regular file: is a character device" in result.stderr
-    expected = {"z/z.txt": "not-regular"}
+    assert "skipped zero.txt: not a regular file: is a character device" in result.stderr
+    expected = {"z/z.txt": "link", "zero.txt": "not-regular"}
     if maps.exists():
-        expected["z/maps.txt"] = "too-large"  # bounded by the bytes read, not by what stat says
+        expected["maps.txt"] = "too-large"  # bounded by the bytes read, not by what stat says
     assert problems(tmp_path / "p.jsonl") == expected
 
 
@@ -230,15 +232,22 @@ def _run_in_process(tree: Path, monkeypatch, capsys) -> tuple[int, str, str]:
 def test_row06_symlinked_folders_are_followed_once_and_loops_reported(tmp_path):
     write(tmp_path / "g" / "a.txt", article(0))
     write(tmp_path / "g" / "sub" / "s.txt", article(1))
-    write(tmp_path / "other" / "o.txt", article(2))
-    os.symlink("../other", tmp_path / "g" / "b_link")
-    os.symlink("../other", tmp_path / "g" / "c_same")  # the same folder again
+    write(tmp_path / "g" / "x_other" / "o.txt", article(2))
+    os.symlink("x_other", tmp_path / "g" / "b_link")
+    os.symlink("x_other", tmp_path / "g" / "c_same")  # the same folder again
     os.symlink("..", tmp_path / "g" / "sub" / "up")  # a loop
-    result = run("dedup", "g", "--out", "c.jsonl", "--problems", "p.jsonl", cwd=tmp_path)
+    follow = ["--follow-links", "--out", "c.jsonl", "--problems", "p.jsonl"]
+    result = run("dedup", "g", *follow, cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert cluster_ids(tmp_path / "c.jsonl") == ["g/a.txt", "g/b_link/o.txt", "g/sub/s.txt"]
-    assert problems(tmp_path / "p.jsonl") == {"g/c_same": "duplicate-input", "g/sub/up": "link-loop"}
-    assert "skipped inputs: 2 (input read already: 1, folder link loop: 1)" in result.stdout
+    expected = {"g/c_same": "duplicate-input", "g/sub/up": "link-loop", "g/x_other": "duplicate-input"}
+    assert problems(tmp_path / "p.jsonl") == expected
+    assert "skipped inputs: 3 (input read already: 2, folder link loop: 1)" in result.stdout
+    # Not asked to follow: each link is a problem line, and the folder is read once, by its own name.
+    result = run("dedup", "g", "--out", "c.jsonl", "--problems", "p.jsonl", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert cluster_ids(tmp_path / "c.jsonl") == ["g/a.txt", "g/sub/s.txt", "g/x_other/o.txt"]
+    assert problems(tmp_path / "p.jsonl") == {"g/b_link": "link", "g/c_same": "link", "g/sub/up": "link"}
 
 
 # ----- row 7: hostile JSONL lines -----------------------------------------------------------
@@ -379,11 +388,12 @@ def _hostile_folder(root: Path) -> tuple[set[str], dict[str, str]]:
     write(texts / "sub" / "s.txt", article(4))
     write(root / "elsewhere" / "e.txt", article(5))
     os.mkfifo(texts / "x.txt")
-    os.mkfifo(texts / "notes.fifo")  # not named .txt: passed over, never opened
+    os.mkfifo(texts / "notes.fifo")  # not named .txt: reported all the same, never opened
     os.symlink("/dev/zero", texts / "zero.txt")
     os.symlink(root / "nowhere.txt", texts / "gone.txt")
     os.symlink("../elsewhere", texts / "linked")
     os.symlink("..", texts / "sub" / "loop")
+    (texts / "notes.md").write_text("not a .txt file")
     deepest = nest(texts / "deep", DEPTH)
     write(deepest / "bottom.txt", article(6))
     with socket.socket(socket.AF_UNIX) as sock:
@@ -395,7 +405,6 @@ def _hostile_folder(root: Path) -> tuple[set[str], dict[str, str]]:
         "texts/b.txt",
         "texts/dir.txt/inner.txt",
         "texts/sub/s.txt",
-        "texts/linked/e.txt",
         "texts/deep/" + "d/" * DEPTH + "bottom.txt",
         "u.csv:2",
         "u.csv:4",
@@ -406,10 +415,12 @@ def _hostile_folder(root: Path) -> tuple[set[str], dict[str, str]]:
     skipped = {
         "texts/image.txt": "binary",
         "texts/x.txt": "not-regular",
-        "texts/zero.txt": "not-regular",
+        "texts/notes.fifo": "not-regular",
+        "texts/zero.txt": "link",
         "texts/sock.txt": "not-regular",
-        "texts/gone.txt": "unreadable",
-        "texts/sub/loop": "link-loop",
+        "texts/gone.txt": "link",
+        "texts/linked": "link",
+        "texts/sub/loop": "link",
         (root / "texts").as_posix(): "duplicate-input",
         "u.csv:3": "bad-csv",
         "h.jsonl:2": "bad-json",
@@ -436,7 +447,7 @@ def test_every_hostile_input_at_once_is_accounted_for_exactly_once(tmp_path):
     out = result.stdout
     assert f"documents read: {len(documents)} (from 4 inputs)" in out
     assert f"skipped inputs: {len(skipped)} (" in out
-    assert "files in folders not ending in .txt, passed over: 1" in out  # notes.fifo
+    assert "files in folders not ending in .txt, passed over: 1" in out  # notes.md
     assert "removed: 1" in out  # only b.txt, the real copy of a.txt
     for kind in (stat.S_ISFIFO, stat.S_ISSOCK):  # the special files are still there, untouched
         assert any(kind(p.lstat().st_mode) for p in (root / "texts").iterdir())

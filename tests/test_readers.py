@@ -90,10 +90,12 @@ def test_undecodable_txt_names_the_line(cwd):
 
 def test_broken_symlink_is_unreadable_not_fatal(cwd):
     write(cwd / "d" / "ok.txt", "fine")
-    os.symlink(cwd / "nowhere.txt", cwd / "d" / "gone.txt")
-    report = read_inputs(["d"])
-    assert problems_by_where(report) == {"d/gone.txt": "unreadable"}
+    os.symlink("nowhere.txt", cwd / "d" / "gone.txt")
+    os.symlink(cwd / "nowhere.txt", cwd / "d" / "out.txt")
+    report = read_inputs(["d"], follow_links=True)
+    assert problems_by_where(report) == {"d/gone.txt": "unreadable", "d/out.txt": "link-escape"}
     assert len(report.documents) == 1
+    assert problems_by_where(read_inputs(["d"])) == {"d/gone.txt": "link", "d/out.txt": "link"}
 
 
 def test_size_limit_boundary_and_off_switch(cwd):

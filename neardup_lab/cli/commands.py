@@ -33,7 +33,9 @@ from .outputs import UsageError, Writer
 
 __all__ = ["run_dedup", "run_index", "run_info"]
 
-_READ_OPTIONS = ("field", "column", "encoding", "max_bytes", "delimiter", "id_field", "id_column")
+_READ_OPTIONS = (
+    "field", "column", "encoding", "max_bytes", "delimiter", "id_field", "id_column", "follow_links",
+)
 
 
 def _read(args: argparse.Namespace, console: Console, kind: str | None) -> tuple[ReadReport, float]:

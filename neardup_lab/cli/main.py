@@ -136,6 +136,8 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
     what = "text encoding of the files (default: utf-8)"
     g.add_argument("--encoding", type=encoding, default="utf-8", help=what)
     add_max_bytes(g, "documents", "; refused documents are reported and counted")
+    links = "follow symbolic links in folders, if they stay inside the folder (default: report them)"
+    g.add_argument("--follow-links", action="store_true", help=links)
 
 
 def _add_output_options(p: argparse.ArgumentParser, what: str) -> None:

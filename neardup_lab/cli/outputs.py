@@ -5,7 +5,9 @@
 ``.txt`` file in an input folder (a later run would read it): :func:`check_outputs` refuses such
 paths before reading, :func:`check_not_read` after. :func:`staged` writes every file under a
 temporary name, runs the index save, then renames them all: outputs and index commit together.
-A device, FIFO or ``/dev/stdout`` is written into (never replaced), a link written through.
+A device, FIFO or ``/dev/stdout`` is written into (never replaced), a link written through, but
+never one another user planted in a shared folder such as /tmp (the kernel's protected-symlinks
+rule, applied here: :func:`~neardup_lab.index.atomic.followed_for_writing`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from ..engine.pipeline import DedupResult
-from ..index.atomic import sync_folder, written_aside
+from ..index.atomic import UnsafeLink, followed_for_writing, sync_folder, written_aside
 from ..index.fileformat import LOCK_NAME, META_NAME
 from ..index.store import Match
 from ..readers import (
@@ -107,9 +109,9 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
         return f" is inside the index folder {display(index)}, {risk}"
     if os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(os.path.join(folder, LOCK_NAME)):
         return f" is inside a saved index folder, {risk}"
-    # A new file reached through a link inside an input folder too (an existing one is an input).
+    # Reached through a link inside an input folder too: --follow-links would read it.
     folders = _identities(p for p in args.inputs if os.path.isdir(p))
-    lexical = not os.path.exists(path) and _below_any(path, folders)
+    lexical = _below_any(path, folders)
     if real.lower().endswith(".txt") and (_below_any(real, folders) or lexical):
         later = "so a later run would read it as a document"
         return f" is a .txt file inside an input folder, {later}; {_ELSEWHERE}"
@@ -152,6 +154,7 @@ def check_outputs(args: argparse.Namespace) -> str | None:
     for option in _OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if path is not None:
+            _written_path(path, _option_name(option))
             problem = _output_problem(path, args) or _compression_problem(option, path)
             if problem:
                 raise UsageError(f"{_option_name(option)} {path}{problem}")
@@ -224,14 +227,23 @@ def _streamed(path: str) -> bool:
     return not stat.S_ISDIR(mode) and (not stat.S_ISREG(mode) or _fd_alias(path))
 
 
-def _written_path(path: str) -> str:
-    """Where the bytes of output ``path`` go: the file a link points to (the link stays), else ``path``."""
-    return os.path.realpath(path) if os.path.islink(path) else path
+def _written_path(path: str, named: str = "") -> str:
+    """Where the bytes of output ``path`` go, past every link on the way (the links stay); a link
+    another user planted in a shared folder is a :class:`UsageError` (``named``: the option).
+
+    >>> _written_path("/") == os.sep
+    True
+    """
+    try:
+        return followed_for_writing(path)
+    except OSError as err:  # UnsafeLink, or a loop of links
+        raise _cannot_write(path, err, named) from None
 
 
-def _cannot_write(path: str, err: OSError) -> UsageError:
-    nothing = "nothing was written (free some space or write elsewhere, then run again)"
-    return UsageError(f"cannot write {display(path)}: {err.strerror or err}; {nothing}")
+def _cannot_write(path: str, err: OSError, named: str = "") -> UsageError:
+    todo = "" if isinstance(err, UnsafeLink) else " (free some space or write elsewhere, then run again)"
+    where = f"{named} {path}" if named else display(path)
+    return UsageError(f"cannot write {where}: {err.strerror or err}; nothing was written{todo}")
 
 
 def _as_text(raw: IO[bytes], write: Writer) -> None:
@@ -242,14 +254,16 @@ def _as_text(raw: IO[bytes], write: Writer) -> None:
     text.detach()  # the caller closes ``raw``
 
 
-def _stage(path: str, write: Writer) -> str:
-    """Write output ``path`` whole and synced under a temporary name next to where it goes; that name."""
+def _stage(path: str, write: Writer) -> tuple[str, str]:
+    """Write output ``path`` whole and synced under a temporary name next to where it goes: that
+    name, and where it goes."""
+    target = _written_path(path)
     try:
-        with written_aside(_written_path(path)) as (raw, staged):
+        with written_aside(target) as (raw, staged):
             _as_text(raw, write)
     except OSError as err:
         raise _cannot_write(path, err) from None
-    return staged
+    return staged, target
 
 
 @contextlib.contextmanager
@@ -267,6 +281,7 @@ def _spooled(path: str, write: Writer) -> Iterator[IO[bytes]]:
 
 def _stream(path: str, spool: IO[bytes]) -> None:
     """Write ``spool`` into output ``path`` as ``>>`` would: a device is never replaced."""
+    _written_path(path)  # a link planted by another user is refused here too
     try:
         with open(os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0)), "wb") as device:
             shutil.copyfileobj(spool, device)
@@ -296,19 +311,19 @@ def _signals_held() -> Iterator[None]:
             signal.raise_signal(caught[0])
 
 
-def _commit(moves: list[tuple[str, str]]) -> None:
-    """Rename each staged file into place; on a failure, keep what is left staged and say where."""
-    for done, (path, tmp) in enumerate(moves):
+def _commit(moves: list[tuple[str, str, str]]) -> None:
+    """Rename each staged file to where it goes; on a failure, keep what is left staged and say where."""
+    for done, (path, tmp, target) in enumerate(moves):
         try:
-            os.replace(tmp, _written_path(path))
+            os.replace(tmp, target)
         except OSError as err:
-            placed = ", ".join(display(p) for p, _ in moves[:done]) or "none"
-            left = "; ".join(f"{display(p)} is complete in {display(t)}" for p, t in moves[done:])
+            placed = ", ".join(display(p) for p, _, _ in moves[:done]) or "none"
+            left = "; ".join(f"{display(p)} is complete in {display(t)}" for p, t, _ in moves[done:])
             raise UsageError(
                 f"cannot put {display(path)} in place: {err.strerror or err}. Written: {placed}. "
                 f"Not moved, rename by hand: {left}"
             ) from None
-    for folder in {os.path.dirname(_written_path(p)) or "." for p, _ in moves}:
+    for folder in {os.path.dirname(target) for _, _, target in moves}:
         sync_folder(folder)
 
 
@@ -328,7 +343,7 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
     True
     ['p.jsonl']
     """
-    moves: list[tuple[str, str]] = []  # (output path, staged file)
+    moves: list[tuple[str, str, str]] = []  # (output path, staged file, where it goes)
     written: list[str] = []  # devices written into
     committing = committed = False
     try:
@@ -338,7 +353,7 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
                 if _streamed(path):
                     held.append((path, spools.enter_context(_spooled(path, write))))
                 else:
-                    moves.append((path, _stage(path, write)))
+                    moves.append((path, *_stage(path, write)))
             # stdout last: should another device fail (a full one), what a person reads was not written
             for path, spool in sorted(held, key=lambda item: _is_stdout(item[0])):
                 _stream(path, spool)
@@ -350,7 +365,7 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
             committed = True
     except BaseException as err:
         if not committing:  # once renaming began, what is left staged is kept and named
-            for _, tmp in moves:
+            for _, tmp, _ in moves:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
             if written:

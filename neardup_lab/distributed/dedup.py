@@ -57,7 +57,7 @@ def _read_path(path: str, options: dict) -> list[Document | Problem]:
 def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.bag.Bag:
     """Files as a dask bag of :class:`~neardup_lab.readers.Document` and ``Problem``, a partition per
     path, read on the workers by :func:`~neardup_lab.readers.iter_records` with ``read_options``
-    (``fmt``, ``field``, ``column``, ``encoding``, ``max_bytes``, ``delimiter``).
+    (``fmt``, ``field``, ``column``, ``encoding``, ``max_bytes``, ``delimiter``, ``follow_links``).
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -68,7 +68,7 @@ def read_bag(paths: Sequence[str | os.PathLike], **read_options: Any) -> dask.ba
     >>> [type(r).__name__ for r in records]
     ['Document', 'Problem']
     """
-    allowed = {"fmt", "field", "column", "encoding", "max_bytes", "delimiter"}
+    allowed = {"fmt", "field", "column", "encoding", "max_bytes", "delimiter", "follow_links"}
     if unknown := sorted(set(read_options) - allowed):
         raise TypeError(f"unknown read_options {unknown}; use some of {sorted(allowed)}")
     options = {"max_bytes": limits.DEFAULT_MAX_BYTES, **read_options}

@@ -13,17 +13,87 @@ thread-safe); a file that replaces another takes that one's mode.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 __all__ = ["written_aside", "atomic_writer", "sync_folder"]
-__all__ += ["create_temporary_file", "create_temporary_folder"]
+__all__ += ["create_temporary_file", "create_temporary_folder", "UnsafeLink", "followed_for_writing"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no such flag
+_MAX_LINKS = 40  # links followed in one path at most, as the kernel itself allows
+_SHARED = stat.S_ISVTX | stat.S_IWOTH  # a sticky folder anyone may write to, such as /tmp
+
+
+class UnsafeLink(PermissionError):
+    """A link that another user planted in a shared folder: writing through it is refused."""
+
+
+def _check_link(link: str, info: os.stat_result, folder: str) -> None:
+    """Refuse ``link`` (its ``lstat`` is ``info``) as the kernel's protected-symlinks rule would: in
+    a sticky folder anyone may write to, a link is followed only if this user or the folder's
+    owner owns it. Applied here because a path resolved in Python escapes the kernel's check."""
+    uid = os.geteuid()
+    if info.st_uid == uid:
+        return
+    held = os.stat(folder)
+    if held.st_mode & _SHARED != _SHARED or held.st_uid == info.st_uid:
+        return
+    raise UnsafeLink(
+        errno.EACCES,
+        f"{link} is a symbolic link owned by another user (uid {info.st_uid}) in {folder}, a sticky "
+        "folder anyone may write to; it is not followed, as the kernel's protected-symlinks rule "
+        "would not: remove the link or write elsewhere",
+    )
+
+
+def followed_for_writing(path: str | os.PathLike[str]) -> str:
+    """The absolute path ``path`` leads to, every link on the way followed as the kernel follows it;
+    a link another user planted in a sticky folder anyone may write to (such as /tmp), owned
+    neither by the folder's owner nor by this user, raises :class:`UnsafeLink`. Names that do not
+    exist yet are kept as they are. No ``..`` is tidied as text: it is taken after the links before it.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     os.symlink("sub", os.path.join(tmp, "link"))
+    ...     followed_for_writing(os.path.join(tmp, "link", "out.jsonl")) == os.path.join(
+    ...         os.path.realpath(tmp), "sub", "out.jsonl")
+    True
+    """
+    path = os.fspath(path)
+    if not hasattr(os, "geteuid"):  # no such rule, nor owners to compare, on Windows
+        return os.path.realpath(path)
+    todo = list(reversed(os.path.join(os.getcwd(), path).split(os.sep)))
+    here, followed = os.sep, 0
+    while todo:
+        part = todo.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":  # ``here`` holds no link: its parent is the text's
+            here = os.path.dirname(here)
+            continue
+        step = os.path.join(here, part)
+        try:
+            info = os.lstat(step)
+        except OSError:  # a new name (or none at all: writing it says why)
+            here = step
+            continue
+        if not stat.S_ISLNK(info.st_mode):
+            here = step
+            continue
+        followed += 1
+        if followed > _MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+        _check_link(step, info, here)
+        target = os.readlink(step)
+        here = os.sep if os.path.isabs(target) else here
+        todo.extend(reversed(target.split(os.sep)))
+    return here
 
 
 def _temporary_names(folder: str | os.PathLike[str], prefix: str) -> Iterator[str]:
@@ -103,6 +173,7 @@ def written_aside(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, str]
     (True, 'done')
     """
     folder, name = os.path.split(os.fspath(path))
+    followed_for_writing(folder or ".")  # never into a folder reached by another user's link
     fd, staged = create_temporary_file(folder, f".tmp-{name}-", like=path)
     try:
         with open(fd, "wb") as f:

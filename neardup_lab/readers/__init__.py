@@ -15,7 +15,9 @@ objects; ``id_column``), which must be present (``missing-id``), a string or a w
 Rules for every input: text decodes with ``encoding`` (a UTF-8 byte-order mark is accepted); a
 NUL byte early on is ``binary``; a document over ``max_bytes`` is ``too-large``, with reads
 bounded by the bytes actually read; only regular files are opened (``not-regular``: nothing can
-make a run wait); each file is read once however named (``duplicate-input``, ``link-loop``);
+make a run wait); a folder's links are not followed (``link``) unless ``follow_links``, and never
+out of the folder (``link-escape``); each file is read once however named (``duplicate-input``,
+``link-loop``); a path is never tidied as text, and a file is opened by the path that names it;
 ``.gz`` and ``.zst`` files are decompressed in bounded steps (``damaged`` names where reading
 stopped); an unclosed CSV quote is ``bad-csv`` and the lines after it are read again; blank
 lines are counted, not problems. An empty document is still a document.

@@ -148,6 +148,7 @@ def check_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
 # ----- opening one file, safely --------------------------------------------------------
 
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _OPEN_FLAGS = os.O_RDONLY | _O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 _FILE_KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -162,28 +163,36 @@ class NotRegular(ValueError):
     """The path names no regular file; the message says what: ``a socket``."""
 
 
-def _check_regular(mode: int) -> None:
+def check_regular(mode: int) -> None:
+    """Raise :class:`NotRegular`, saying what it is, unless ``mode`` (``st_mode``) is a regular file's.
+
+    >>> check_regular(os.stat(".").st_mode)
+    Traceback (most recent call last):
+        ...
+    neardup_lab.readers.files.NotRegular: a folder
+    """
     if not stat.S_ISREG(mode):
         raise NotRegular(next((name for test, name in _FILE_KINDS if test(mode)), "a special file"))
 
 
-def open_regular(path: str) -> tuple[io.BufferedReader, int]:
-    """Open ``path`` for reading if it is a regular file (or a link to one): it and its size.
+def open_regular(path: str, *, follow_links: bool = True) -> tuple[io.BufferedReader, int]:
+    """Open ``path`` for reading if it is a regular file (or, ``follow_links``, a link to one): it
+    and its size.
 
     Checked before opening (a device is never opened) and on the open file (the name may have
     changed); the open does not wait, so not even a pipe slipped in can hang a run. Raises
-    :class:`NotRegular` or :class:`OSError`.
+    :class:`NotRegular` or :class:`OSError` (a link not to be followed: ``ELOOP``).
 
     >>> open_regular(".")
     Traceback (most recent call last):
         ...
     neardup_lab.readers.files.NotRegular: a folder
     """
-    _check_regular(os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
+    check_regular(os.stat(path, follow_symlinks=follow_links).st_mode)
+    fd = os.open(path, _OPEN_FLAGS | (0 if follow_links else _O_NOFOLLOW))
     try:
         info = os.fstat(fd)
-        _check_regular(info.st_mode)
+        check_regular(info.st_mode)
         if _O_NONBLOCK:
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb"), info.st_size
@@ -266,7 +275,9 @@ def read_errors() -> tuple[type[BaseException], ...]:
     return (EOFError, zlib.error, gzip.BadGzipFile) + ((zstandard.ZstdError,) if zstandard else ())
 
 
-def open_input(path: str | os.PathLike[str]) -> tuple[io.BufferedReader, int | None]:
+def open_input(
+    path: str | os.PathLike[str], *, follow_links: bool = True
+) -> tuple[io.BufferedReader, int | None]:
     """Open a regular input file (:func:`open_regular`), decompressed as its name says: it and its
     size (None when compressed). Raises :class:`OSError` or :class:`ValueError`.
 
@@ -281,7 +292,7 @@ def open_input(path: str | os.PathLike[str]) -> tuple[io.BufferedReader, int | N
     (b'heavy rain', None)
     """
     path = os.fspath(path)
-    f, size = open_regular(path)
+    f, size = open_regular(path, follow_links=follow_links)
     compressed = compression_of(path)
     try:
         if compressed == ".gz":

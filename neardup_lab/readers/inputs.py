@@ -26,11 +26,12 @@ def _read_any(
     if os.path.isdir(path):
         if kind != "txt":
             raise InputError(f"{source} is a folder; only folders of .txt files can be read")
-        yield from read_folder(path, options.encoding, options.max_bytes, seen)
+        follow = options.follow_links
+        yield from read_folder(path, options.encoding, options.max_bytes, seen, follow_links=follow)
         return
     again = seen.file(os.path.realpath(path), source)
-    if again or kind == "txt":
-        yield again or read_txt_file(path, source, options.encoding, options.max_bytes)
+    if again or kind == "txt":  # opened by the path shown, which its id and any list of paths give
+        yield again or read_txt_file(source, source, options.encoding, options.max_bytes)
     else:
         yield from {"jsonl": read_jsonl, "csv": read_csv, "parquet": read_parquet}[kind](path, options)
 
@@ -79,6 +80,7 @@ def read_inputs(
     id_field: str | None = None,
     id_column: str | None = None,
     fingerprints: bool = False,
+    follow_links: bool = False,
     progress: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
 ) -> ReadReport:
     """Read every input into one :class:`~neardup_lab.readers.ReadReport`, in the order given.
@@ -89,6 +91,11 @@ def read_inputs(
     ``delimiter`` is the CSV delimiter (default ``,``, a tab for ``.tsv``); ``progress``, if given, is
     a callable taking an iterable and returning one (such as ``tqdm``) that records pass through;
     ``fingerprints`` gives each Document the fingerprint of its whole record, for :func:`records_again`.
+
+    In folders, only regular files are opened: pipes, devices and sockets are problems
+    (``not-regular``), and so are symbolic links (``link``) unless ``follow_links``; then a link is
+    followed if it stays inside the folder given (``link-escape``, ``link-loop`` otherwise). A path
+    is never tidied as text: ``data/link/..`` is the folder the system finds there.
 
     Raises :class:`~neardup_lab.readers.InputError` before reading anything when an input does not
     exist, is given twice, has a format that cannot be told or needs a package that is missing, or
@@ -106,7 +113,9 @@ def read_inputs(
     """
     checked = check_inputs(paths)
     most = limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    options = ReadOptions(field, column, encoding, most, delimiter, id_field, id_column, fingerprints)
+    options = ReadOptions(
+        field, column, encoding, most, delimiter, id_field, id_column, fingerprints, follow_links
+    )
     # fail on an unknown format or a missing package before anything is read
     kinds = {display(p): detect_format(p, fmt) for p in checked}
     if id_field is not None and "jsonl" not in kinds.values():  # an id option no input can use is a mistake

@@ -22,6 +22,8 @@ REASONS = {
     "not-regular": "not a regular file",
     "duplicate-input": "input read already",
     "link-loop": "folder link loop",
+    "link": "link not followed",
+    "link-escape": "link out of the folder",
     "undecodable": "undecodable bytes",
     "binary": "binary file",
     "too-large": "document too large",
@@ -194,9 +196,12 @@ cannot be found in it; convert the files to UTF-8 first
     id_field: str | None = None
     id_column: str | None = None
     fingerprints: bool = False  # of each whole record (Parquet: every column is read)
+    follow_links: bool = False  # in folders; never out of the folder given
 
     def __post_init__(self) -> None:
         check_encoding(self.encoding)
+        if not isinstance(self.follow_links, bool):
+            raise InputError(f"follow_links must be True or False, got {self.follow_links!r}")
         max_bytes = self.max_bytes
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 0 <= max_bytes <= sys.maxsize:
             raise InputError(

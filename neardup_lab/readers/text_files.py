@@ -1,12 +1,15 @@
 """.txt files and folders of them: one file is one document, its id its path.
 
 Folders are walked without recursion, however deep, in sorted order; each file and folder is
-read once per run, however many names or links lead to it (:class:`ReadAlready`).
+read once per run, however many names or links lead to it (:class:`ReadAlready`). Links in a
+folder are reported, not followed, unless asked; then only those that stay inside the folder.
+Entries that are not regular files (pipes, devices, sockets) are reported and never opened.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field
 
 from .files import (
     NotRegular,
+    check_regular,
     damaged,
     display,
     open_input,
@@ -26,8 +30,11 @@ from .files import (
 from .records import LIMIT_HINT, Document, OtherFile, Problem, too_large
 
 
-def read_txt_file(path: str, source: str, encoding: str, max_bytes: int) -> Document | Problem:
-    """The ``.txt`` file at ``path`` as one Document (id and source: ``source``), or its Problem.
+def read_txt_file(
+    path: str, source: str, encoding: str, max_bytes: int, *, follow_links: bool = True
+) -> Document | Problem:
+    """The ``.txt`` file at ``path`` as one Document (id and source: ``source``), or its Problem;
+    without ``follow_links``, a link there is not opened.
 
     Reads at most one byte past ``max_bytes`` (0: no limit), whatever size the file claims.
 
@@ -35,7 +42,7 @@ def read_txt_file(path: str, source: str, encoding: str, max_bytes: int) -> Docu
     'unreadable'
     """
     try:
-        f, size = open_input(path)
+        f, size = open_input(path, follow_links=follow_links)
     except (OSError, NotRegular) as err:
         return open_problem(source, err)
     with f:
@@ -101,17 +108,16 @@ class ReadAlready:
 
 @dataclass(frozen=True)
 class _ToRead:
-    """A .txt file found in a folder: where to open it, how to show it, its real path."""
+    """A .txt file found in a folder: the path it is opened by (the one shown), its real path."""
 
     path: str
-    source: str
     real: str
 
 
 @dataclass(frozen=True)
 class _Descend:
-    """A folder to walk: where it is, its path below the input, its real path, its ``(st_dev, st_ino)``
-    and the real path of the folder holding it (None for the input)."""
+    """A folder to walk: the path it is listed by (the one shown), its path below the input, its real
+    path, its ``(st_dev, st_ino)`` and the real path of the folder holding it (None for the input)."""
 
     path: str
     rel: str
@@ -120,34 +126,75 @@ class _Descend:
     parent: str | None = None
 
 
-def _classify(entry: os.DirEntry, rel: str, source: str, parent_real: str) -> _ToRead | _Descend | OtherFile:
-    """What to do with one folder entry: read it, walk it, or pass it over."""
-    is_txt = entry.name.lower().endswith(".txt")
-    own_path = os.path.join(parent_real, entry.name)
+def _inside(real: str, top: str) -> bool:
+    """Whether the real path ``real`` is the folder ``top`` (a real path) or below it."""
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _followed(path: str, top: _Descend, shown: str) -> tuple[str, os.stat_result] | Problem:
+    """Where the link ``path`` leads (its real path, and what is there), or the problem of a link
+    that leads out of the input folder ``top`` (``link-escape``), round in a loop or nowhere."""
+    real = os.path.realpath(path)
+    if not _inside(real, top.real):
+        message = (
+            f"is a link to {display(os.readlink(path))}, which leads out of the folder {top.path} given; "
+            "not followed (name its target as an input to read it)"
+        )
+        return Problem(shown, None, "link-escape", message)
     try:
-        is_link = entry.is_symlink()
-        info = os.stat(entry.path) if is_link else entry.stat(follow_symlinks=False)
-    except OSError:  # a broken link, or gone meanwhile: reading a .txt says which
-        return _ToRead(entry.path, source, own_path) if is_txt else OtherFile(source)
-    real = os.path.realpath(entry.path) if is_link else own_path
+        return real, os.stat(path)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            message = "is a loop of links, which leads to no file; not followed"
+            return Problem(shown, None, "link-loop", message)
+        message = f"is a link that leads nowhere ({err.strerror or err}); fix or remove it"
+        return Problem(shown, None, "unreadable", message)
+
+
+def _classify(
+    entry: os.DirEntry, here: _Descend, top: _Descend, rel: str, shown: str, follow: bool
+) -> _ToRead | _Descend | Problem | OtherFile:
+    """What to do with one folder entry: read it, walk it, report it, or pass it over (another file)."""
+    is_txt = entry.name.lower().endswith(".txt")
+    real = os.path.join(here.real, entry.name)
+    try:
+        info: os.stat_result | None = entry.stat(follow_symlinks=False)
+    except OSError:  # gone meanwhile: reading a .txt says so
+        info = None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        if not follow:
+            message = (
+                "is a symbolic link; links in folders are not followed (give --follow-links to follow "
+                "those that stay inside the folder, or name the link's target as an input)"
+            )
+            return Problem(shown, None, "link", message)
+        followed = _followed(entry.path, top, shown)
+        if isinstance(followed, Problem):
+            return followed
+        real, info = followed
+    if info is None:
+        return _ToRead(shown, real) if is_txt else OtherFile(shown)
     if stat.S_ISDIR(info.st_mode):
-        return _Descend(entry.path, rel, real, (info.st_dev, info.st_ino), parent_real)
-    return _ToRead(entry.path, source, real) if is_txt else OtherFile(source)
+        return _Descend(shown, rel, real, (info.st_dev, info.st_ino), here.real)
+    try:
+        check_regular(info.st_mode)
+    except NotRegular as err:  # never opened: a FIFO or a device could make the run wait
+        return open_problem(shown, err)
+    return _ToRead(shown, real) if is_txt else OtherFile(shown)
 
 
-def _walk(top: _Descend, seen: ReadAlready) -> list[tuple[str, _ToRead | Problem | OtherFile]]:
+def _walk(top: _Descend, seen: ReadAlready, follow: bool) -> list[tuple[str, _ToRead | Problem | OtherFile]]:
     """Every entry below ``top`` with its relative path, sorted by it; folders are entered depth first
     in name order, once each (of two links to one folder, the first met is followed)."""
-    base = display(top.path)
 
     def show(rel: str) -> str:
-        return rel if base == "." else f"{base}/{rel}" if rel else base
+        return rel if top.path == "." else f"{top.path}/{rel}" if rel else top.path
 
     found: list[tuple[str, _ToRead | Problem | OtherFile]] = []
     stack = [top]
     while stack:
         here = stack.pop()
-        again = seen.folder(here.key, show(here.rel), here.real, here.parent)
+        again = seen.folder(here.key, here.path, here.real, here.parent)
         if again:
             found.append((here.rel, again))
             continue
@@ -156,12 +203,12 @@ def _walk(top: _Descend, seen: ReadAlready) -> list[tuple[str, _ToRead | Problem
                 entries = sorted(listing, key=lambda entry: entry.name)
         except OSError as err:
             message = f"cannot be listed ({err.strerror or err}), so none of its files is read"
-            found.append((here.rel, Problem(show(here.rel), None, "unreadable-folder", message)))
+            found.append((here.rel, Problem(here.path, None, "unreadable-folder", message)))
             continue
         folders = []
         for entry in entries:
             rel = f"{here.rel}/{entry.name}" if here.rel else entry.name
-            item = _classify(entry, rel, show(rel), here.real)
+            item = _classify(entry, here, top, rel, show(rel), follow)
             if isinstance(item, _Descend):
                 folders.append(item)
             else:
@@ -171,22 +218,29 @@ def _walk(top: _Descend, seen: ReadAlready) -> list[tuple[str, _ToRead | Problem
 
 
 def read_folder(
-    path: str, encoding: str, max_bytes: int, seen: ReadAlready
+    path: str, encoding: str, max_bytes: int, seen: ReadAlready, *, follow_links: bool = False
 ) -> Iterator[Document | Problem | OtherFile]:
     """The ``.txt`` files below a folder named as an input, in sorted order; the folder is read once
     per run however it is spelled (``seen``), and other files come as :class:`~.records.OtherFile`.
 
+    Each file is opened by the path it is shown by (its id), which keeps the input's spelling
+    (``data/link/..`` stays so). Entries that are not regular files are reported, never opened.
+    Links are reported (``link``), or with ``follow_links`` followed while they stay inside the
+    folder (``link-escape``, ``link-loop`` otherwise).
+
     >>> [p.reason for p in read_folder("no-such-folder", "utf-8", 100, ReadAlready())]
     ['unreadable-folder']
     """
+    shown = display(path)
     try:
-        info = os.stat(path)
+        info = os.stat(shown)
     except OSError as err:
-        yield Problem(display(path), None, "unreadable-folder", f"cannot be opened ({err.strerror or err})")
+        yield Problem(shown, None, "unreadable-folder", f"cannot be opened ({err.strerror or err})")
         return
-    for _, item in _walk(_Descend(path, "", os.path.realpath(path), (info.st_dev, info.st_ino)), seen):
+    top = _Descend(shown, "", os.path.realpath(shown), (info.st_dev, info.st_ino))
+    for _, item in _walk(top, seen, follow_links):
         if isinstance(item, _ToRead):
-            again = seen.file(item.real, item.source)
-            yield again or read_txt_file(item.path, item.source, encoding, max_bytes)
+            again = seen.file(item.real, item.path)
+            yield again or read_txt_file(item.path, item.path, encoding, max_bytes, follow_links=follow_links)
         else:
             yield item
