@@ -27,7 +27,6 @@ import os
 import re
 import shutil
 import stat
-import sys
 import time
 import zipfile
 import zlib
@@ -43,8 +42,12 @@ from ..settings import Settings
 from ..support import validate
 from .atomic import atomic_writer, create_temporary_file, create_temporary_folder, sync_folder
 
-if sys.platform != "win32":  # Windows has no file locks: the generation check alone guards an update
+try:
     import fcntl
+except ImportError:  # Windows and the browser: no file locks; the generation check alone guards an update
+    HAS_LOCKS = False
+else:
+    HAS_LOCKS = True
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "NORMALIZATION", "SHINGLE_HASH", "META_NAME", "LOCK_NAME"]
 __all__ += ["ARRAYS", "StoreError", "CorruptIndexError", "IndexVersionError", "SettingsMismatchError"]
@@ -308,7 +311,7 @@ def _locked(folder: Path) -> Iterator[None]:
 
     A ``.lock`` that is a link (to a system file, say) is refused, so what it points to is not touched.
     """
-    if sys.platform == "win32":
+    if not HAS_LOCKS:
         yield
         return
     path, shown = folder / LOCK_NAME, folder.as_posix()
@@ -342,7 +345,7 @@ def _mark_as_building(staging: Path) -> int | None:
     Locked before it gets its name, so a run looking for dead builds never finds it unlocked while
     this build lives; the lock ends with the process, however it dies.
     """
-    if sys.platform == "win32":
+    if not HAS_LOCKS:
         return None
     fd, tmp = create_temporary_file(staging, ".tmp-building-")
     try:
@@ -357,7 +360,7 @@ def _mark_as_building(staging: Path) -> int | None:
 
 def _remove_dead_builds(parent: Path) -> None:
     """Delete the ``.tmp-*`` staging folders in ``parent`` that killed builds left."""
-    if sys.platform == "win32":
+    if not HAS_LOCKS:
         return
     try:
         found = os.scandir(parent)

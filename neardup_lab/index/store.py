@@ -152,7 +152,7 @@ class SavedIndex:
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None
         self._files: dict[FileIdentity, str] = {}  # input files added, and the name each was added by
-        #: Since this object was made: lookups that met a bucket of more than limits.BUCKET_SIZE
+        #: Since this object was made, lookups that met a bucket of more than limits.BUCKET_SIZE
         #: documents, and the entries of those buckets left unchecked (beyond their first anchors).
         self.capped = self.not_checked = 0
 

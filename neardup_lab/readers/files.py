@@ -87,7 +87,7 @@ installed; pip install nosuch, or pip install 'neardup-lab[formats]' for every o
 
 
 def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
-    """Which reader an input needs (a key of :data:`FORMATS`): ``fmt``, else by the name's ending
+    """Which reader an input needs (a key of ``FORMATS``): ``fmt``, else by the name's ending
     (before ``.gz``/``.zst``); a folder holds ``.txt`` files. A package it needs and lacks is an
     :class:`~neardup_lab.readers.InputError` before anything is read.
 
@@ -278,7 +278,7 @@ def read_errors() -> tuple[type[BaseException], ...]:
 def open_input(
     path: str | os.PathLike[str], *, follow_links: bool = True
 ) -> tuple[io.BufferedReader, int | None]:
-    """Open a regular input file (:func:`open_regular`), decompressed as its name says: it and its
+    """Open a regular input file (``open_regular``), decompressed as its name says: it and its
     size (None when compressed). Raises :class:`OSError` or :class:`ValueError`.
 
     >>> import gzip, os, tempfile

@@ -70,7 +70,7 @@ class Document:
 @dataclass(frozen=True)
 class Problem:
     """An input that was skipped: where (``line`` None: the whole file), why (a key of
-    :data:`REASONS`), and what to do.
+    ``REASONS``), and what to do.
 
     >>> print(Problem("a.jsonl", 3, "missing-field", "no field 'text'"))
     a.jsonl:3: missing JSON field: no field 'text'

@@ -28,7 +28,7 @@ XXH3_BLOCKS = 1 << 10
 KEY_BLOCK = 1 << 17
 #: Queries handled per numpy batch in BlockIndex.query_many (bounds the memory of one batch).
 QUERY_BATCH = 4096
-#: Candidate pairs built at once by verification (16 MB): a band's groups are taken in blocks.
+#: Candidate pairs built at once by verification (16 MB), a band's groups taken in blocks.
 PAIR_BLOCK = 1 << 20
 #: Documents of a bucket (a band group) whose every pair is checked. A bigger bucket (one story
 #: syndicated thousands of times, a shared template) would cost the square of its size.
