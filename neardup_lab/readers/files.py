@@ -402,10 +402,10 @@ def read_again(path: str, items: Callable[[BinaryIO], Iterator[T]]) -> Generator
     """``items(f)`` of the input ``path`` opened again (:func:`open_input`); a file that cannot be
     opened or read (gone, damaged) raises :class:`~.records.InputChanged` naming it.
 
-    >>> list(read_again("no-such.jsonl", lambda f: iter([f.read()])))
+    >>> list(read_again("no-such.jsonl", lambda f: iter([f.read()])))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    neardup_lab.readers.records.InputChanged: no-such.jsonl cannot be read again ([Errno 2] No such \
+    neardup_lab.readers.records.InputChanged: no-such.jsonl cannot be read again ([Errno ...] No such \
 file or directory: 'no-such.jsonl')
     """
     arrow = sys.modules.get("pyarrow")
