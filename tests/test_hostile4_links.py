@@ -125,11 +125,9 @@ def test_pipes_and_devices_in_a_folder_are_problem_lines_and_nothing_waits(tmp_p
     assert stat.S_ISFIFO(os.lstat(tmp_path / "ds" / "pipe").st_mode)
 
 
-def test_special_files_in_a_folder_are_never_opened(tmp_path: Path, monkeypatch) -> None:
-    write(tmp_path / "ds" / "a.txt", STORY)
-    os.mkfifo(tmp_path / "ds" / "pipe.txt")
-    os.symlink(os.devnull, tmp_path / "ds" / "null.txt")
-    monkeypatch.chdir(tmp_path)
+def spied_opens(folder: Path, monkeypatch) -> list[str]:
+    """Work in ``folder`` and record every path ``os.open`` is given, in the list returned."""
+    monkeypatch.chdir(folder)
     opened: list[str] = []
     real_open = os.open
 
@@ -138,6 +136,14 @@ def test_special_files_in_a_folder_are_never_opened(tmp_path: Path, monkeypatch)
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", spy)
+    return opened
+
+
+def test_special_files_in_a_folder_are_never_opened(tmp_path: Path, monkeypatch) -> None:
+    write(tmp_path / "ds" / "a.txt", STORY)
+    os.mkfifo(tmp_path / "ds" / "pipe.txt")
+    os.symlink(os.devnull, tmp_path / "ds" / "null.txt")
+    opened = spied_opens(tmp_path, monkeypatch)
     for follow in (False, True):
         opened.clear()
         report = read_inputs(["ds"], follow_links=follow)
@@ -162,14 +168,6 @@ def test_every_path_listed_is_the_path_opened(tmp_path: Path, monkeypatch) -> No
     write(tmp_path / "ds" / "a.txt", STORY)
     write(tmp_path / "ds" / "sub" / "b.txt", STORY)
     write(tmp_path / "c.txt", STORY)
-    monkeypatch.chdir(tmp_path)
-    opened: list[str] = []
-    real_open = os.open
-
-    def spy(path, *args, **kwargs):  # noqa: ANN001, ANN202 (os.open's signature)
-        opened.append(os.fsdecode(path))
-        return real_open(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", spy)
+    opened = spied_opens(tmp_path, monkeypatch)
     report = read_inputs(["./ds//", "./c.txt"])
     assert [d.id for d in report.documents] == opened == ["ds/a.txt", "ds/sub/b.txt", "c.txt"]

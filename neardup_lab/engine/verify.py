@@ -151,17 +151,18 @@ def verified_edges(
                 continue
             pairs, big = pairs_to_check(block, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)
             check(pairs)
+            if not len(big.starts):
+                continue
             looked = [pairs[np.isin(pairs[:, 0], big.order)]]
             for at, size in zip(big.starts.tolist(), big.sizes().tolist()):
                 for split in refine(big.order[at : at + size], number) if refine else ():
                     split = _unjoined(split.shared(), parent)
                     looked.append(pairs_to_check(split, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)[0])
                     check(looked[-1])
-            if len(big.starts):
-                capped += len(big.starts)
-                seen = unique_pairs(np.concatenate(looked))
-                seen_apart = np.count_nonzero(roots(parent, seen[:, 0]) != roots(parent, seen[:, 1]))
-                unchecked += _pairs_apart(parent, big) - int(seen_apart)
+            capped += len(big.starts)
+            seen = unique_pairs(np.concatenate(looked))
+            seen_apart = np.count_nonzero(roots(parent, seen[:, 0]) != roots(parent, seen[:, 1]))
+            unchecked += _pairs_apart(parent, big) - int(seen_apart)
     return Verified(np.concatenate(kept), checked, proposed, capped, unchecked)
 
 
