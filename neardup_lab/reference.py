@@ -48,9 +48,10 @@ def reference_dedup(docs: Sequence[str], settings: Settings | None = None) -> Re
     ([[0, 1, 2], [3]], [0, 3], [(0, 1)], [(0, 2)])
     """
     s = settings or Settings()
-    # 1. Exact pass: the first document with the same words (after normalize) represents them.
+    # 1. Exact pass: the first document with the same words (after normalize) represents them;
+    # a text with no words is nobody's copy.
     first: dict[tuple[str, ...], int] = {}
-    group = [first.setdefault(tuple(words(doc)), i) for i, doc in enumerate(docs)]
+    group = [first.setdefault(text, i) if text else i for i, text in enumerate(tuple(words(d)) for d in docs)]
     reps = [i for i, g in enumerate(group) if g == i]
     copies = sorted((g, i) for i, g in enumerate(group) if g != i)
     # 2. Sign each representative's shingles, less those in more than max_df of all documents.
@@ -64,9 +65,9 @@ def reference_dedup(docs: Sequence[str], settings: Settings | None = None) -> Re
         ids = [word_shingle_ids(docs[i], s.k) for i in reps]
     signatures = s.banded(s.hasher().signatures(ids))
     row = {doc: r for r, doc in enumerate(reps)}
-    # 3. Band: pairs of representatives that agree on a whole band (with max_df, of those
-    # that have shingles left: an emptied document joins only its exact copies).
-    banded = [r for r, i in enumerate(reps) if s.max_df is None or sets[i]]
+    # 3. Band: pairs of representatives that agree on a whole band, of those that have shingles
+    # (left, with max_df): a document without shingles joins only its exact copies.
+    banded = [r for r, i in enumerate(reps) if sets[i]]
     pairs_of_rows = sorted(candidate_pairs(signatures[banded], s.bands, s.rows))
     candidates = [(reps[banded[a]], reps[banded[b]]) for a, b in pairs_of_rows]
 

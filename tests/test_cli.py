@@ -200,12 +200,15 @@ def test_bad_inputs_are_reported_counted_and_never_dropped(tmp_path):
     out = result.stdout
     assert "documents read: 4 (from 3 inputs)" in out
     assert "empty after normalisation: 2" in out
+    for where in ("bad/blank.txt", "bad/empty.txt"):  # a problem line each, on standard error
+        assert f"neardup-lab: {where}: no words after normalisation; kept" in err, err
     assert re.search(r"skipped inputs: 7 \(.*binary file: 1.*document too large: 1.*\)", out)
     assert "files in folders not ending in .txt, passed over: 1" in out
     clusters = read_jsonl(tmp_path / "c.jsonl")
     assert member_sets(clusters) == {
         frozenset({"bad/good.txt"}),
-        frozenset({"bad/blank.txt", "bad/empty.txt"}),  # empty documents are kept, as exact copies
+        frozenset({"bad/blank.txt"}),  # a text with no words is kept on its own: nobody's copy
+        frozenset({"bad/empty.txt"}),
         frozenset({"x.jsonl:1"}),
     }
 

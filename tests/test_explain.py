@@ -62,9 +62,10 @@ def test_exact_copy_is_joined_before_banding():
     assert "exact copies" in e.verdict
 
 
-def test_empty_texts_are_exact_copies_and_one_empty_text_is_not():
+def test_texts_without_words_are_nobodys_copies():
     both = explain("", "?!")
-    assert both.exact_copy and both.jaccard == 1.0 and both.union_count == 0
+    assert not both.exact_copy and not both.candidate and not both.joined and both.union_count == 0
+    assert dedup(["", "?!"]).clusters == [[0], [1]]  # explain agrees with dedup
     one = explain("", "heavy rain")
     assert not one.exact_copy and one.jaccard == 0.0 and not one.joined
 
@@ -114,7 +115,7 @@ def test_ids_and_strings_agree_on_any_text(a, b, k, shingle):
     e = explain(a, b, Settings(k=k, shingle=shingle))
     cut = word_shingles if shingle == "word" else char_shingles
     assert e.jaccard == jaccard(cut(a, k), cut(b, k))
-    assert e.exact_copy == (e.words_a == e.words_b)
+    assert e.exact_copy == (e.words_a == e.words_b != ())  # no words: nobody's copy
 
 
 # ----- signatures and bands --------------------------------------------------------------------

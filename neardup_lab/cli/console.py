@@ -140,10 +140,12 @@ def read_summary(console: Console, report: ReadReport, n_inputs: int) -> None:
     """
     docs = report.documents
     console.say(f"documents read: {len(docs)} (from {plural(n_inputs, 'input')})")
-    empty = sum(_empty(d.text) for d in docs)
+    empty = [d for d in docs if _empty(d.text)]
+    for doc in empty[:_SHOWN]:
+        where = doc.source if doc.line is None else f"{doc.source}:{doc.line}"
+        console.warn(f"{where}: no words after normalisation; kept, compared with no other document")
     if empty:
-        kept = "kept as documents; they are exact copies of each other"
-        console.say(f"  empty after normalisation: {empty} ({kept})")
+        console.say(f"  empty after normalisation: {len(empty)} (kept; an empty text is nobody's copy)")
     counts = report.skipped
     parts = ", ".join(f"{label}: {counts[r]}" for r, label in REASONS.items() if counts[r])
     console.say(f"skipped inputs: {len(report.problems)}" + (f" ({parts})" if report.problems else ""))
@@ -206,6 +208,11 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
         f"settings: threshold {settings.threshold:g}, {settings.k}-{settings.shingle} shingles, "
         f"{settings.num_perm} permutations, {settings.bands} bands x {settings.rows} rows{frequent}"
     )
+    if ignored := result.stats.get("max_df"):
+        console.say(
+            f"max_df: {int(ignored['shingles'])} shingles ignored, {ignored['share']:.0%} of the documents' "
+            f"shingles; documents left with none: {int(ignored['left_empty'])}"
+        )
     warning = candidates_warning(result)
     if warning:
         console.warn(f"warning: {warning}")

@@ -76,8 +76,8 @@ examples:
   neardup-lab dedup notes/ --shingle char --shingle-size 4 --threshold 0.7
 
 Every document appears in exactly one cluster of the output; the keeper of each
-cluster is the one to keep, the others are its duplicates. Empty documents are kept
-as documents: they are exact copies of each other.
+cluster is the one to keep, the others are its duplicates. A document with no words
+after normalisation is kept on its own: an empty text is nobody's copy.
 """
 
 _INDEX_EPILOG = """\

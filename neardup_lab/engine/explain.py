@@ -90,6 +90,8 @@ class Explanation:
         """One sentence that says what dedup does with the pair, and which step decides it."""
         if self.exact_copy:
             return "exact copies: equal after normalisation, joined by the exact pass"
+        if not (self.shingles_a and self.shingles_b):
+            return "apart: a text with no shingle is compared with no other text"
         if self.candidate and self.verified:
             return "near-duplicates: a band matches and verification keeps the pair"
         if self.candidate:
@@ -259,24 +261,26 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
     pair = np.array([[0, 1]])
     shingle = word_shingles if settings.shingle == "word" else char_shingles
     shingles_a, shingles_b = frozenset(shingle(a, settings.k)), frozenset(shingle(b, settings.k))
-    words_a = tuple(words(a))
+    words_a, words_b = tuple(words(a)), tuple(words(b))
     left, right = signatures
     bands = [
         band
         for band, groups in enumerate(band_groups(signatures, settings.bands, settings.rows))
         if len(groups.starts) == 1  # both documents in one group: the band's values agree
     ]
+    if not (shingles_a and shingles_b):  # dedup bands no text without shingles
+        bands = []
     return Explanation(
         settings=settings,
         words_a=words_a,
-        words_b=tuple(words(b)),
+        words_b=words_b,
         shingles_a=shingles_a,
         shingles_b=shingles_b,
         shared=_in_order(words_a, shingles_a & shingles_b, settings),
         jaccard=float(jaccard_of_pairs(prepared.sets, pair)[0]),
         contained_a_in_b=containment(shingles_a, shingles_b),
         contained_b_in_a=containment(shingles_b, shingles_a),
-        exact_copy=prepared.keys[0] == prepared.keys[1],
+        exact_copy=bool(words_a) and words_a == words_b,  # equal keys could be a crafted collision
         agreeing=int(np.count_nonzero(left == right)),
         estimate=float(settings.estimate(left, right)),
         matching_bands=tuple(bands),

@@ -40,6 +40,8 @@ __all__ = [
     "exact_keys",
     "exact_groups",
     "first_occurrences",
+    "equal_texts",
+    "NO_WORDS_KEY",
     "copy_pairs",
     "check_documents",
     "keep_verified",
@@ -94,14 +96,38 @@ def exact_keys(words: Ragged) -> list[bytes]:
     return list(map(hashing.xxh3_128_digest, cut(raw, 8 * words.counts)))
 
 
+#: The exact-copy key of a text with no words: such a text is nobody's copy.
+NO_WORDS_KEY = hashing.xxh3_128_digest(b"")
+
+
 def first_occurrences(keys: Sequence[bytes], start: int = 0) -> np.ndarray:
     """For each key, the position of its first occurrence (plus ``start``): its exact-copy group.
+    A text with no words (:data:`NO_WORDS_KEY`) is a group of its own.
 
-    >>> first_occurrences([b"rain", b"sun", b"rain"]).tolist()
-    [0, 1, 0]
+    >>> first_occurrences([b"rain", b"sun", b"rain", NO_WORDS_KEY, NO_WORDS_KEY]).tolist()
+    [0, 1, 0, 3, 4]
     """
     first: dict[bytes, int] = {}
-    return np.fromiter((first.setdefault(key, i + start) for i, key in enumerate(keys)), np.int64, len(keys))
+    found = (first.setdefault(key, i) if key != NO_WORDS_KEY else i for i, key in enumerate(keys, start))
+    return np.fromiter(found, np.int64, len(keys))
+
+
+def equal_texts(group_of: np.ndarray, docs: Sequence[str]) -> np.ndarray:
+    """``group_of`` (of :func:`first_occurrences`) with each group split by normalised text: equal
+    keys could come from crafted word-hash collisions, and an exact copy must be an equal text.
+    Only a copy whose text differs from its group's first as written is normalised again.
+
+    >>> equal_texts(np.array([0, 0, 0, 0]), ["Rain.", "Rain.", "rain", "snow"]).tolist()
+    [0, 0, 0, 3]
+    """
+    out = group_of.copy()
+    by_text: dict[tuple[int, tuple[str, ...]], int] = {}
+    for copy in np.flatnonzero(group_of != np.arange(len(group_of))).tolist():
+        first = int(group_of[copy])
+        if docs[copy] != docs[first]:
+            by_text.setdefault((first, tuple(words(docs[first]))), first)
+            out[copy] = by_text.setdefault((first, tuple(words(docs[copy]))), copy)
+    return out
 
 
 def copy_pairs(group_of: np.ndarray) -> np.ndarray:
@@ -121,7 +147,7 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
     >>> exact_groups(["Rain today.", "rain   TODAY", "Sun"])
     [0, 0, 2]
     """
-    return first_occurrences(exact_keys(tokenize_batch(docs))).tolist()
+    return equal_texts(first_occurrences(exact_keys(tokenize_batch(docs))), docs).tolist()
 
 
 class Prepared(NamedTuple):
@@ -174,7 +200,7 @@ def prepare(
         kept = _absent(shingles.values, drop)
         counts = np.bincount(shingles.owners()[kept].astype(np.intp, copy=False), minlength=shingles.lists)
         shingles = Ragged.from_counts(shingles.values[kept], counts)
-    first_of = first_occurrences(keys)
+    first_of = equal_texts(first_occurrences(keys), docs)
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
@@ -195,38 +221,49 @@ def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
     return drop[at] != ids
 
 
+class Frequent(NamedTuple):
+    """The sorted ``ids`` to ignore under ``max_df``; of the ``held`` (document, shingle) pairs,
+    the ``ignored`` ones."""
+
+    ids: np.ndarray
+    held: int
+    ignored: int
+
+
 def frequent_ids(
     counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
-) -> np.ndarray:
+) -> Frequent:
     """:func:`~neardup_lab.docfreq.frequent_shingles` for parts ``(ids, counts)`` (distinct uint64
     ids, documents holding each): the sorted ids in more than ``max_df`` of ``n_documents``.
 
     >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
-    >>> frequent_ids([part, part], 0.5, 4).tolist()  # id 3 is in 4 of 4 documents, 5 and 9 in 2
-    [3]
+    >>> found = frequent_ids([part, part], 0.5, 4)  # id 3 is in 4 of 4 documents, 5 and 9 in 2
+    >>> found.ids.tolist(), found.held, found.ignored
+    ([3], 8, 4)
     """
     limit = max_count(max_df, n_documents)
     ids = np.concatenate([np.empty(0, np.uint64)] + [np.asarray(i, dtype=np.uint64) for i, _ in counted])
     if not len(ids):  # no document has a shingle
-        return ids
+        return Frequent(ids, 0, 0)
     counts = np.concatenate([np.asarray(c, dtype=np.int64) for _, c in counted])
     order = np.argsort(ids, kind="stable")
     ids, counts = ids[order], counts[order]
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
     totals = np.add.reduceat(counts, starts.astype(np.intp, copy=False))
-    return ids[starts][totals > limit]
+    frequent = totals > limit
+    return Frequent(ids[starts][frequent], int(totals.sum()), int(totals[frequent].sum()))
 
 
-def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 1) -> np.ndarray:
+def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 1) -> Frequent:
     """The sorted shingle ids found in more than ``settings.max_df`` of ``docs``
     (:func:`frequent_ids`), counted in chunks as :func:`prepare_many` cuts them.
 
     >>> docs = ["menu rain", "menu sun", "menu wind", "storm"]
-    >>> len(frequent_shingle_ids(docs, Settings(k=1, max_df=0.5)))  # "menu" is in 3 of 4
-    1
+    >>> frequent_shingle_ids(docs, Settings(k=1, max_df=0.5)).ignored  # "menu" is in 3 of 4
+    3
     """
     if settings.max_df is None:
-        return np.empty(0, dtype=np.uint64)
+        return Frequent(np.empty(0, dtype=np.uint64), 0, 0)
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
 
@@ -430,7 +467,11 @@ def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
 
 def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
     """Whether each signature is not the empty set's (a document left with no shingle)."""
-    return (signatures != empty_value(settings.scheme)).any(axis=1)
+    empty = empty_value(settings.scheme)
+    out = signatures[:, 0] != empty
+    maybe = np.flatnonzero(~out)  # a full row is compared only where the first value says "empty"
+    out[maybe] = (signatures[maybe] != empty).any(axis=1)
+    return out
 
 
 def candidates_warning(result: DedupResult) -> str | None:
@@ -454,6 +495,26 @@ def candidates_warning(result: DedupResult) -> str | None:
         "documents share text that is not theirs (a template, menus, licences), and the pairs grow "
         "with the square of their number; ignore shingles most documents share with max_df=0.5 "
         "(--max-df 0.5), or raise the threshold"
+    )
+
+
+def max_df_warning(settings: Settings, ignored: dict[str, float], n: int) -> str | None:
+    """What to say when ``max_df`` ignores most of the documents' shingles, or leaves most
+    documents with none (``ignored``: the ``max_df`` stats of :func:`dedup`); else None.
+
+    >>> print(max_df_warning(Settings(max_df=1), {"shingles": 9, "share": 0.9, "left_empty": 5}, 10))
+    ... # doctest: +ELLIPSIS
+    max_df=1 ignores 90% of the documents' shingles (9 shingles in more than 1 document) and ...
+    """
+    share, empty, many = ignored["share"], int(ignored["left_empty"]), int(ignored["shingles"])
+    if share <= 0.5 and 2 * empty <= n:
+        return None
+    limit = max_count(settings.max_df, n)
+    return (
+        f"max_df={settings.max_df!r} ignores {share:.0%} of the documents' shingles ({many} "
+        f"shingles in more than {limit:g} document{'' if limit == 1 else 's'}) and leaves {empty} of {n} "
+        "documents with none, compared with nothing; an int max_df counts documents, a float is a share "
+        "of them: for example max_df=0.5"
     )
 
 
@@ -533,15 +594,16 @@ def dedup(
         )
     clock, exact, n = _Clock(), settings.verify == "exact", len(docs)
     with clock.stage("signatures"):  # the exact-copy keys are computed here too
-        drop = None if settings.max_df is None else frequent_shingle_ids(docs, settings, jobs)
+        frequent = None if settings.max_df is None else frequent_shingle_ids(docs, settings, jobs)
+        drop = None if frequent is None else frequent.ids
         # With max_df every document's ids are kept: ids derived again would hold frequent ones.
         budget = limits.IDS_BUDGET if exact and drop is None else None if exact else 0
         prepared = prepare_many(docs, settings, jobs, bool(progress), budget, ids="raw", drop=drop)
 
     with clock.stage("exact"):
-        group_of = first_occurrences(prepared.keys)
+        group_of = equal_texts(first_occurrences(prepared.keys), docs)
         reps = np.flatnonzero(group_of == np.arange(n))
-        banded = reps if drop is None else reps[_has_shingles(prepared.signatures[reps], settings)]
+        banded = reps[_has_shingles(prepared.signatures[reps], settings)]  # no shingle, no partner
         copies = copy_pairs(group_of)
 
     with clock.stage("candidates"):
@@ -588,6 +650,15 @@ def dedup(
         "verified": {"pairs": len(verified)},
         "clusters": {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)},
     }
+    if frequent is not None:
+        ignored = {
+            "shingles": len(frequent.ids),
+            "share": frequent.ignored / max(frequent.held, 1),
+            "left_empty": len(reps) - len(banded),
+        }
+        counts["max_df"] = {**ignored}
+        if warning := max_df_warning(settings, ignored, n):
+            warnings.warn(warning, UserWarning, stacklevel=2)
     return DedupResult(
         pairs=pair_tuples(verified),
         clusters=clusters,
