@@ -38,7 +38,8 @@ def test_content_licence_names_cc_by_and_gives_an_attribution_line():
     assert "Creative Commons Attribution 4.0 International" in content and "CC BY 4.0" in content
     assert LEGAL_CODE in content
     assert HOLDER in content
-    assert re.search(r'^\s+"neardup-lab" by the neardup-lab authors, licensed under CC BY 4\.0$', content, re.M)
+    attribution = r'^\s+"neardup-lab" by the neardup-lab authors, licensed under CC BY 4\.0$'
+    assert re.search(attribution, content, re.M)
     for covered in ("book/", "labs/", "figures"):
         assert covered in content, covered
 
@@ -46,7 +47,8 @@ def test_content_licence_names_cc_by_and_gives_an_attribution_line():
 def test_readme_and_footer_say_which_licence_covers_what():
     readme = _text("README.md")
     section = readme.split("## Licence\n", 1)[1].split("\n## ", 1)[0]
-    for needle in ("MIT", "[LICENSE](LICENSE)", "CC BY 4.0", "[LICENSE-CONTENT](LICENSE-CONTENT)", "CITATION.cff"):
+    links = ("[LICENSE](LICENSE)", "[LICENSE-CONTENT](LICENSE-CONTENT)", "CITATION.cff")
+    for needle in ("MIT", "CC BY 4.0", *links):
         assert needle in section, needle
     footer = yaml.safe_load(_text("_config.yml"))["html"]["extra_footer"]
     assert "CC BY 4.0" in footer and "MIT" in footer
