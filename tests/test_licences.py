@@ -26,7 +26,7 @@ def test_code_licence_is_mit_with_the_books_author():
     licence = _text("LICENSE")
     assert licence.startswith("MIT License\n")
     assert re.search(rf"^Copyright \(c\) \d{{4}} {re.escape(HOLDER)}$", licence, re.M)
-    assert "THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND" in licence
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in licence
     project = tomllib.loads(_text("pyproject.toml"))
     assert project["project"]["license"] == {"text": "MIT"}
     assert project["tool"]["setuptools"]["license-files"] == ["LICENSE", "LICENSE-CONTENT"]
