@@ -81,6 +81,17 @@ def test_bundle_ships_the_data_lab_7_reads(bundle):
         assert shipped.is_file() and shipped.stat().st_size == entry["bytes"], entry["file"]
 
 
+def test_bundle_carries_both_licences(bundle):
+    for name in ("LICENSE", "LICENSE-CONTENT"):
+        assert (bundle / name).read_bytes() == (ROOT / name).read_bytes(), name
+    readme = (bundle / "README.md").read_text(encoding="utf-8")
+    assert "## Licence" in readme and "CC BY 4.0" in readme and "MIT" in readme
+    (wheel,) = bundle.glob("neardup_lab-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        in_wheel = {Path(n).name for n in archive.namelist() if ".dist-info/" in n}
+    assert {"LICENSE", "LICENSE-CONTENT"} <= in_wheel, sorted(in_wheel)
+
+
 def test_requirements_are_minimal_and_pinned_like_the_book(bundle):
     lines = (bundle / "requirements.txt").read_text(encoding="utf-8").split()
     book = dict(

@@ -19,8 +19,10 @@ count is cleared, so the student notebook is the same whoever runs this.
 It also packs the **student bundle** (``--bundle``, behind ``make labs-bundle``): a zip
 with the student notebooks, the data lab 7 reads, the package as a wheel, a
 requirements file with only what the labs need (pinned to the versions of
-``requirements.txt``) and a README for students. No solution goes in, and no grading
-case: those live in ``labs/grading/``, outside the package the wheel is built from.
+``requirements.txt``), a README for students and the two licence files (``LICENSE``
+for the code, ``LICENSE-CONTENT`` for the notebooks' text, CC BY 4.0). No solution goes
+in, and no grading case: those live in ``labs/grading/``, outside the package the wheel
+is built from.
 
 Usage::
 
@@ -59,6 +61,7 @@ BUNDLE_FOLDER = "neardup-lab-labs"
 LAB_REQUIREMENTS = ("numpy", "scipy", "xxhash", "matplotlib", "tqdm", "ipykernel")
 JUPYTERLAB_PIN = "jupyterlab==4.6.6"
 LAB_DATA = {"data/licences": ROOT / "book" / "data" / "licences"}  # bundle folder: source
+LICENCE_FILES = ("LICENSE", "LICENSE-CONTENT")  # code (MIT) and text (CC BY 4.0), in the zip and the wheel
 STUDENT_LANGUAGE_INFO = {"name": "python"}
 
 
@@ -233,7 +236,7 @@ def build_wheel(out_dir: Path) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "src"
         source.mkdir()
-        for name in ("pyproject.toml", "README.md"):
+        for name in ("pyproject.toml", "README.md", *LICENCE_FILES):
             shutil.copy(ROOT / name, source / name)
         shutil.copytree(
             ROOT / "neardup_lab", source / "neardup_lab", ignore=shutil.ignore_patterns("__pycache__")
@@ -278,6 +281,8 @@ def bundle(target: Path = BUNDLE) -> Path:
             "requirements.txt": "\n".join([*lab_requirements(), f"./{wheel.name}"]) + "\n",
             wheel.name: wheel,
         }
+        for name in LICENCE_FILES:
+            files[name] = ROOT / name
         for notebook in sorted(LABS.glob("*.ipynb")):
             files[notebook.name] = notebook
         for folder, source in LAB_DATA.items():
