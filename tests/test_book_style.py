@@ -1,6 +1,7 @@
 """The book's reading rules, checked on the committed chapters.
 
 - A code cell is short enough to read as one idea (at most ``MAX_CELL_LINES`` lines).
+- A chapter is one sitting: at most ``MAX_PROSE_WORDS`` words of prose (:func:`prose_words`).
 - ``glue(...)`` and other plumbing live in cells hidden from the page.
 - An exercise solution that states a number shows where it comes from: the number is
   glued, or a cell of the chapter prints it (or uses it as an input).
@@ -17,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
 MAX_CELL_LINES = 30
+MAX_PROSE_WORDS = 3000
 HIDDEN_TAGS = {"remove-cell", "remove-input"}
 
 #: (notebook name, first line of the cell) -> why this cell may be longer.
@@ -34,6 +36,57 @@ def _source(cell: dict) -> str:
 
 def _tags(cell: dict) -> set[str]:
     return set(cell.get("metadata", {}).get("tags", []))
+
+
+# Code shown in a fence (```python, ```text, a bare ```, ```{code-block}) is not prose; another MyST
+# directive (```{note}) holds prose. Display math is not; a role ({glue:text}`x`) reads as one word, and
+# every other run of characters holding a letter or a digit is a word (inline code and math too).
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\{[\w-]+\})?(.*)$")
+_CODE_DIRECTIVES = {"{code-block}", "{code}", "{code-cell}", "{math}"}
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
+_ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
+_WORD = re.compile(r"[^\s]*[^\W_][^\s]*")
+
+
+def _prose_lines(markdown: str) -> list[str]:
+    """The lines of ``markdown`` outside code fences (fences nest: a longer one holds shorter ones)."""
+    open_fences: list[tuple[str, bool]] = []  # (marker, holds code)
+    kept = []
+    for line in markdown.splitlines():
+        fence = _FENCE.match(line)
+        if fence and open_fences and fence.group(1).startswith(open_fences[-1][0]) and not fence.group(2):
+            if not fence.group(3).strip():
+                open_fences.pop()
+                continue
+        if fence and not (open_fences and open_fences[-1][1]):
+            directive = fence.group(2)
+            open_fences.append((fence.group(1), directive is None or directive in _CODE_DIRECTIVES))
+            continue
+        if not (open_fences and open_fences[-1][1]):
+            kept.append(line)
+    return kept
+
+
+def prose_words(markdown: str) -> int:
+    """Words of prose in a chapter's markdown.
+
+    >>> prose_words("Two words.\n```python\nx = 1\n```\n$$a+b$$ {glue:text}`ch01_x` and more")
+    5
+    """
+    text = _ROLE.sub("x", _DISPLAY_MATH.sub(" ", "\n".join(_prose_lines(markdown))))
+    return len(_WORD.findall(text))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_a_chapter_is_one_sitting(path: Path) -> None:
+    markdown = "\n".join(_source(c) for c in _cells(path) if c["cell_type"] == "markdown")
+    assert prose_words(markdown) <= MAX_PROSE_WORDS, f"{path.name}: {prose_words(markdown)} words of prose"
+
+
+def test_prose_words_counts_prose_only() -> None:
+    assert prose_words("Two words.\n```python\nx = 1\n```\n$$a+b$$ {glue:text}`ch01_x` and more") == 5
+    assert prose_words("```{note}\nA note holds prose.\n```") == 4
+    assert prose_words("````{note}\nSee:\n```python\nx = 1\n```\nthen two.\n````\nEnd - 2") == 5
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
