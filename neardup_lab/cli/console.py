@@ -1,8 +1,5 @@
-"""What the ``neardup-lab`` command prints: progress bars, skipped inputs, summaries, the S-curve.
-
-The summary goes to standard output and is silenced by ``--quiet``; skipped inputs and errors go
-to standard error and never are. The files the command writes are in :mod:`~neardup_lab.cli.outputs`.
-"""
+"""What the ``neardup-lab`` command prints: the summary on stdout (silenced by ``--quiet``),
+skipped inputs and errors on stderr (never silenced), progress bars, the S-curve."""
 
 from __future__ import annotations
 
@@ -27,9 +24,8 @@ __all__ += ["dedup_summary", "match_summary"]
 PROG = "neardup-lab"
 _SHOWN = 20  # skipped inputs and matches listed; the files written hold them all
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
-# What a terminal would act on rather than show: C0 controls (ESC starts the sequences that
-# retitle a window or clear the screen), DEL, C1 controls (0x9b is a one-byte ESC [), line and
-# paragraph separators, and the marks that reorder bidirectional text (a name could read backwards).
+# What a terminal would act on rather than show: C0 and C1 controls (ESC, or 0x9b, starts sequences
+# that retitle a window or clear the screen), DEL, line separators, bidirectional marks.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -42,8 +38,7 @@ def _escaped(match: re.Match) -> str:
 
 def printable(text: str) -> str:
     """``text`` safe to print on a terminal: control characters, line breaks and bidirectional
-    overrides written as escapes (``\\x1b``, ``\\n``, ``\\u202e``). Every line the command prints
-    passes through here, so no file name or id can move the cursor, retitle the window or split a line.
+    overrides as escapes. Every line printed passes here, so no file name can move the cursor.
 
     >>> print(printable("a\\x1b]0;owned\\x07.txt"), printable("x\\nnotes.txt"), printable("é\\u202eb"))
     a\\x1b]0;owned\\x07.txt x\\nnotes.txt é\\u202eb
@@ -68,10 +63,8 @@ class _Nowhere(io.StringIO):
 
 
 class Console:
-    """Where output goes: the summary to ``out`` (stdout), problems and errors to ``err`` (stderr).
-
-    A closed stream (``>&-``) leaves its lines to the other one. Progress bars are drawn only when
-    ``err`` is a terminal and the run is not ``quiet``.
+    """The summary goes to ``out`` (stdout), problems and errors to ``err`` (stderr); a closed stream
+    leaves its lines to the other. Progress bars are drawn when ``err`` is a terminal and not ``quiet``.
 
     >>> Console(quiet=True).say("not printed")
     """
@@ -82,7 +75,7 @@ class Console:
         self.err: IO[str] = err or sys.stderr or self.out
         try:
             self.bars = not quiet and self.err.isatty()
-        except (AttributeError, ValueError):  # a closed or unusual stream
+        except (AttributeError, ValueError):  # a closed stream
             self.bars = False
 
     def say(self, line: str = "") -> None:
@@ -103,7 +96,7 @@ class Console:
         self.say("time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in stages))
 
     def progress(self, desc: str, unit: str) -> Callable[[Iterable[Any]], Iterable[Any]] | None:
-        """A wrapper drawing a ``tqdm`` bar on ``err`` as items pass through; None without bars."""
+        """A wrapper drawing a ``tqdm`` bar on ``err`` as items pass; None without bars."""
         if not self.bars:
             return None
         options = {"file": self.err, "leave": False, "desc": desc, "unit": unit}
@@ -127,12 +120,12 @@ def warn_skipped(console: Console, report: ReadReport, problems_path: str | None
 
 
 def _empty(text: str) -> bool:
-    # ASCII letters and digits always survive normalising: most texts need no normalize() here.
+    # ASCII letters and digits survive normalising: most texts need no normalize().
     return not any(c.isascii() and c.isalnum() for c in text[:200]) and not normalize(text)
 
 
 def read_summary(console: Console, report: ReadReport, n_inputs: int) -> None:
-    """Print what was read, what was skipped (counted by reason) and what was passed over.
+    """Print what was read, skipped (by reason) and passed over.
 
     >>> read_summary(Console(quiet=False), ReadReport(), 1)
     documents read: 0 (from 1 input)
@@ -164,7 +157,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
     """
     b, r, t = settings.bands, settings.rows, settings.threshold
 
-    def say(line: str) -> None:  # asked for explicitly, so printed even with --quiet
+    def say(line: str) -> None:  # asked for, so printed even with --quiet
         print(printable(line), file=console.out)
 
     fp, fn = RECALL_WEIGHTS
@@ -184,7 +177,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
 
 
 def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> None:
-    """Print the clusters a dedup found and the settings it used; warn when candidates exploded.
+    """Print the clusters and settings of a dedup; warn when candidates exploded.
 
     >>> from neardup_lab.engine.pipeline import dedup
     >>> dedup_summary(Console(quiet=False), dedup(["a b c", "a b c"], k=1), Settings(k=1))
@@ -214,7 +207,7 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
 
 
 def budget_note(console: Console, capped: int, not_checked: int) -> None:
-    """Say, when it happened, that buckets too big to check in full were checked against anchors.
+    """Say if buckets too big to check in full were checked against anchors.
 
     >>> budget_note(Console(quiet=False), 2, 950)
     note: 2 band buckets of more than 100 documents were checked against their first 8 only:
