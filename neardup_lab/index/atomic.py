@@ -191,7 +191,7 @@ def utf8_text(raw: IO[bytes]) -> Iterator[io.TextIOWrapper]:
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
     """Open a file that replaces ``path`` once the block succeeds; if it raises, ``path`` is left as
-    it was. Text is written as :func:`utf8_text` writes it.
+    it was. Text is written as ``utf8_text`` writes it.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
