@@ -1,5 +1,4 @@
-"""The commands of ``neardup-lab``: each takes the parsed arguments (with ``args.settings`` for a
-new run) and a console, and returns the exit code."""
+"""The commands of ``neardup-lab``: each takes the parsed arguments and a console; returns the exit code."""
 
 from __future__ import annotations
 
@@ -36,8 +35,7 @@ _READ_OPTIONS = (
 
 
 def _read(args: argparse.Namespace, console: Console, kind: str | None) -> tuple[ReadReport, float]:
-    """Read the inputs, refuse an output among the files read, report what was skipped. With records
-    to copy (of ``kind``), fingerprint each, to be checked whole when read again."""
+    """Read the inputs (fingerprinted when records of ``kind`` are copied); report what was skipped."""
     started = time.perf_counter()
     options = {name: getattr(args, name) for name in _READ_OPTIONS}
     progress = console.progress("reading", "record")
@@ -81,8 +79,7 @@ def _summarised(
     times: list[tuple[str, float]],
     summary: Callable[[], None],
 ) -> int:
-    """Print the summary once the outputs are committed; return the exit code. A stdout that cannot
-    take it (a full disk) is reported on stderr."""
+    """Print the summary once the outputs are committed (a stdout that fails is said on stderr)."""
     try:
         read_summary(console, report, len(args.inputs))
         summary()
@@ -147,8 +144,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
 
 
 def run_index(args: argparse.Namespace, console: Console) -> int:
-    """``neardup-lab index build|add|query``: match the inputs against a saved index (``build``
-    creates it, ``add`` then inserts them); a failed save changes the index and writes no output.
+    """``neardup-lab index build|add|query``: match the inputs against a saved index, ``add`` them.
 
     >>> import tempfile, pathlib
     >>> from neardup_lab.cli.main import build_parser

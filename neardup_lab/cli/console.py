@@ -1,5 +1,4 @@
-"""What the ``neardup-lab`` command prints: the summary on stdout (silenced by ``--quiet``),
-skipped inputs and errors on stderr (never silenced), progress bars, the S-curve."""
+"""What ``neardup-lab`` prints: the summary on stdout (``--quiet`` silences it), problems on stderr."""
 
 from __future__ import annotations
 
@@ -37,8 +36,7 @@ def _escaped(match: re.Match) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` safe to print on a terminal: control characters, line breaks and bidirectional
-    overrides as escapes. Every line printed passes here, so no file name can move the cursor.
+    """``text`` safe to print on a terminal: controls, line breaks and bidi overrides as escapes.
 
     >>> print(printable("a\\x1b]0;owned\\x07.txt"), printable("x\\nnotes.txt"), printable("é\\u202eb"))
     a\\x1b]0;owned\\x07.txt x\\nnotes.txt é\\u202eb
@@ -63,8 +61,7 @@ class _Nowhere(io.StringIO):
 
 
 class Console:
-    """The summary goes to ``out`` (stdout), problems and errors to ``err`` (stderr); a closed stream
-    leaves its lines to the other. Progress bars are drawn when ``err`` is a terminal and not ``quiet``.
+    """The summary to ``out`` (stdout), problems and errors to ``err`` (stderr), progress bars.
 
     >>> Console(quiet=True).say("not printed")
     """

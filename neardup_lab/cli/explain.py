@@ -1,5 +1,4 @@
-"""The command-line side of :mod:`neardup_lab.engine.explain`: ``neardup-lab explain`` (each step's
-evidence for two texts, under dedup's settings) and ``dedup --why``."""
+"""The command-line side of :mod:`neardup_lab.engine.explain`: ``explain A B`` and ``dedup --why``."""
 
 from __future__ import annotations
 
@@ -79,8 +78,7 @@ def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def run_explain(args: argparse.Namespace, console: Console) -> int:
-    """``neardup-lab explain``: print the evidence for one pair of texts; exit code 0. Bad settings,
-    texts or files are an :class:`~neardup_lab.readers.InputError`.
+    """``neardup-lab explain``: print the evidence for one pair of texts (bad input: ``InputError``).
 
     >>> from neardup_lab.cli.main import build_parser
     >>> args = build_parser().parse_args(["explain", "--text", "a b", "--text", "a c", "-k", "1"])
@@ -106,8 +104,7 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
 
 
 def why_fields(result: DedupResult, docs: Sequence[str], ids: Sequence[str]) -> dict[int, dict[str, object]]:
-    """For each document ``result`` removed, by index, the :data:`~neardup_lab.cli.outputs.WHY_COLUMNS`:
-    the document it was paired with (one pair closer to the keeper), and how many pairs lead there.
+    """For each document ``result`` removed, by index, the ``WHY_COLUMNS``: its pair closer to the keeper.
 
     >>> from neardup_lab.engine.pipeline import dedup
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "A B C D E F G X"]

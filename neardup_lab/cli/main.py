@@ -1,6 +1,5 @@
-"""The ``neardup-lab`` command's argument tree and help, and its entry point. Exit codes: 0 done;
-1 done, but some inputs were skipped; 2 a usage or fatal error (nothing written but a device
-written into before it, which the message names).
+"""The ``neardup-lab`` command's arguments, help and entry point. Exit codes: 0 done; 1 done, but
+some inputs were skipped; 2 a usage or fatal error (nothing written but a device).
 
 >>> main(["dedup", "--help"])  # doctest: +ELLIPSIS
 usage: neardup-lab dedup ...
@@ -226,8 +225,7 @@ def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``neardup-lab`` with ``argv``; return the exit code. Without ``argv``, it is the program
-    and sets up its process (odd characters printed as escapes, warnings as lines of their own).
+    """Run ``neardup-lab`` with ``argv``; return the exit code (without ``argv``, set up the process).
 
     >>> main(["index", "info", "no-such-index"])
     2

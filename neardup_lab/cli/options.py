@@ -1,5 +1,4 @@
-"""What the subcommands of ``neardup-lab`` share: exit codes, value parsers (raising
-``argparse.ArgumentTypeError``; ranges are left to Settings), option builders.
+"""What the subcommands of ``neardup-lab`` share: exit codes, value parsers, option builders.
 
 >>> byte_size("10M"), whole("7")
 (10000000, 7)

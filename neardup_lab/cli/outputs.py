@@ -1,10 +1,4 @@
-"""The files the ``neardup-lab`` command writes, and where it may write them.
-
-An output may not be an input, lie in an index folder, or be a ``.txt`` file in an input folder (a
-later run would read it). :func:`staged` commits the outputs and the index save together. A device
-or ``/dev/stdout`` is written into, never replaced; a link another user planted in a shared folder
-is refused (:func:`~neardup_lab.index.atomic.followed_for_writing`).
-"""
+"""The files ``neardup-lab`` writes: never over an input or an index, all committed together."""
 
 from __future__ import annotations
 
@@ -71,8 +65,7 @@ def _option_name(option: str) -> str:
 
 
 def _identity(path: str) -> tuple[int, int] | None:
-    """``(st_dev, st_ino)`` of what ``path`` leads to, or None: paths are compared by this, never as
-    text (a hard link or a bind mount shows one file under two names)."""
+    """``(st_dev, st_ino)`` of what ``path`` leads to, or None: paths are compared by this, not as text."""
     try:
         info = os.stat(path)
     except (OSError, ValueError):
@@ -130,8 +123,7 @@ def _compression_problem(option: str, path: str) -> str | None:
 
 
 def check_outputs(args: argparse.Namespace) -> str | None:
-    """Refuse (:class:`UsageError`), before reading, outputs that could overwrite an input or an
-    index, or name one file twice; return ``--out``'s format.
+    """Refuse, before reading, outputs that could overwrite an input or an index; return the format.
 
     >>> check_outputs(argparse.Namespace(inputs=["news"], out="c.csv", out_format=None, problems=None))
     'csv'
@@ -198,8 +190,7 @@ _DESCRIPTORS = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd")
 
 
 def _fd_alias(path: str) -> bool:
-    """Whether ``path`` leads, through links, to an open descriptor (``/dev/stdout``): replacing the
-    file the shell opened would leave the shell writing to a deleted one."""
+    """Whether ``path`` leads to an open descriptor (``/dev/stdout``), which must not be replaced."""
     hop = os.path.abspath(path)
     for _ in range(40):  # links followed at most, as the kernel allows
         if _DESCRIPTORS.fullmatch(os.path.realpath(os.path.dirname(hop))):
@@ -224,8 +215,7 @@ def _streamed(path: str) -> bool:
 
 
 def _written_path(path: str, named: str = "") -> str:
-    """Where the bytes of output ``path`` go, past every link; a link another user planted in a
-    shared folder is a :class:`UsageError` (``named``: the option).
+    """Where output ``path`` goes, past every link; a link planted by another user is a UsageError.
 
     >>> _written_path("/") == os.sep
     True
@@ -243,8 +233,7 @@ def _cannot_write(path: str, err: OSError, named: str = "") -> UsageError:
 
 
 def _stage(path: str, write: Writer) -> tuple[str, str]:
-    """Write output ``path`` whole and synced under a temporary name next to where it goes: that
-    name, and where it goes."""
+    """Write output ``path`` whole under a temporary name beside it: that name, and where it goes."""
     target = _written_path(path)
     try:
         with written_aside(target) as (raw, staged), utf8_text(raw) as text:
@@ -281,8 +270,7 @@ def _stream(path: str, spool: IO[bytes]) -> None:
 
 @contextlib.contextmanager
 def signals_handled(handler: Callable[[int, Any], None], *numbers: int) -> Iterator[None]:
-    """Run the block with ``handler`` for the signals ``numbers``, then restore the handlers before;
-    outside the main thread, which alone can set handlers, the block runs as it is."""
+    """Run the block with ``handler`` for the signals ``numbers`` (in the main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -296,8 +284,7 @@ def signals_handled(handler: Callable[[int, Any], None], *numbers: int) -> Itera
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Defer Ctrl-C and SIGTERM while the block commits, then raise the first one caught: stopped
-    between the index save and the renames, a run would leave the index grown and no outputs."""
+    """Defer Ctrl-C and SIGTERM while the outputs and the index commit, then raise the first."""
     caught: list[int] = []
     try:
         with signals_handled(lambda number, _: caught.append(number), signal.SIGINT, signal.SIGTERM):
@@ -325,8 +312,7 @@ def _commit(moves: list[tuple[str, str, str]]) -> None:
 
 @contextlib.contextmanager
 def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
-    """Write every output whole (a full disk stops the run before the index commits), run the
-    block (the index save), then move all files into place; signals wait meanwhile.
+    """Write every output whole, run the block (the index save), then move them all into place.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -472,7 +458,6 @@ def problems_writer(problems: Sequence[Problem]) -> Writer:
 
 def records_format(args: argparse.Namespace) -> str | None:
     """The one format of all inputs, in which the record options write; None without them.
-    Mixed formats, or an output named for another format, are a :class:`UsageError`.
 
     >>> records_format(argparse.Namespace(inputs=["a.jsonl.gz", "b.jsonl"], keep_out="kept.jsonl"))
     'jsonl'
@@ -529,8 +514,7 @@ def output_delimiter(out: str, read_with: str) -> str:
 
 
 def _layout(kind: str, paths: list[str], report: ReadReport) -> Any:
-    """The CSV header or Parquet schema the inputs ``paths`` share (differing: refused; None for
-    JSONL); without ``paths``, the first an input has."""
+    """The CSV header or Parquet schema the inputs ``paths`` share (without ``paths``: the first)."""
     if kind == "jsonl":
         return None
     if not paths:  # no record to write, but a header or a schema
@@ -591,9 +575,7 @@ def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterato
 def records_writer(
     kind: str, path: str, report: ReadReport, chosen: Sequence[int], args: argparse.Namespace
 ) -> Writer:
-    """Write the documents ``chosen`` (indices into ``report.documents``) as records, in input order:
-    JSONL lines as read, CSV rows under the header, Parquet rows with the schema, paths of ``.txt``
-    files. They are read again and must be what was read; an input changed since is refused.
+    """Write the documents ``chosen`` as their records, read again (a changed input is refused).
 
     >>> import pathlib, tempfile
     >>> from neardup_lab.readers import read_inputs

@@ -1,8 +1,5 @@
-"""Writing a file all or nothing: written and synced under a temporary name next to where it goes,
-then renamed into place. Used by the index and the command line's outputs (here, so the index need
-not import the command line). New files get the mode ``open()`` gives (the umask is never read or
-set: not thread-safe); a file that replaces another takes its mode.
-"""
+"""Writing a file all or nothing: written and synced under a temporary name beside it, then renamed
+into place. New files get the mode ``open()`` gives (the umask is never set: not thread-safe)."""
 
 from __future__ import annotations
 
@@ -30,9 +27,7 @@ class UnsafeLink(PermissionError):
 
 
 def _check_link(link: str, info: os.stat_result, folder: str) -> None:
-    """Refuse ``link`` (``lstat`` ``info``) as the kernel's protected-symlinks rule would, which a
-    path resolved in Python escapes: in a sticky world-writable folder, follow only links this user
-    or the folder's owner owns."""
+    """Refuse ``link`` as the kernel's protected-symlinks rule would (a Python-resolved path escapes it)."""
     uid = os.geteuid()
     if info.st_uid == uid:
         return
@@ -48,9 +43,8 @@ def _check_link(link: str, info: os.stat_result, folder: str) -> None:
 
 
 def followed_for_writing(path: str | os.PathLike[str]) -> str:
-    """The absolute path ``path`` leads to, links followed as the kernel follows them; names that
-    do not exist yet are kept, and ``..`` is taken after the links before it. A link planted by
-    another user in a sticky shared folder raises :class:`UnsafeLink`.
+    """The absolute path ``path`` leads to, links followed as the kernel does; a link planted by
+    another user in a sticky shared folder (/tmp) raises :class:`UnsafeLink`.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -101,8 +95,7 @@ def _create(folder: str | os.PathLike[str], prefix: str, make: Callable[[str], T
 def create_temporary_file(
     folder: str | os.PathLike[str], prefix: str, like: str | os.PathLike[str] | None = None
 ) -> tuple[int, str]:
-    """Create a new file ``prefix`` + a random tail in ``folder``, exclusively and never through a
-    link: its descriptor (open for writing) and path. It takes the mode of ``like`` if that exists.
+    """Create a new file ``prefix`` + random tail in ``folder``, never through a link: fd and path.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -154,8 +147,7 @@ def sync_folder(path: str | os.PathLike[str]) -> None:
 
 @contextlib.contextmanager
 def written_aside(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, str]]:
-    """A new temporary file next to ``path``, open for writing, and its name; synced when the block
-    ends, removed if it raises. The caller renames it (so several files can commit together).
+    """A new temporary file beside ``path`` and its name; synced at the end, removed if the block raises.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -180,8 +172,7 @@ def written_aside(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, str]
 
 @contextlib.contextmanager
 def utf8_text(raw: IO[bytes]) -> Iterator[io.TextIOWrapper]:
-    """``raw`` as UTF-8 text, a lone surrogate (from an undecodable file name) written as an escape;
-    flushed and detached when the block ends (``raw`` stays open)."""
+    """``raw`` as UTF-8 text (lone surrogates escaped), flushed and detached when the block ends."""
     text = io.TextIOWrapper(raw, encoding="utf-8", newline="", errors="backslashreplace")
     yield text
     text.flush()
@@ -190,8 +181,7 @@ def utf8_text(raw: IO[bytes]) -> Iterator[io.TextIOWrapper]:
 
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
-    """Open a file that replaces ``path`` once the block succeeds; if it raises, ``path`` is left as
-    it was. Text is written as ``utf8_text`` writes it.
+    """Open a file that replaces ``path`` if the block succeeds (text as ``utf8_text`` writes it).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:

@@ -184,8 +184,7 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
 
 
 def write_update(seen: OnDisk, arrays: dict[str, np.ndarray], settings: Settings) -> OnDisk:
-    """Commit ``arrays`` as the next generation of the index read as ``seen``, under the folder's
-    lock and only if ``index.json`` is still the one seen; then remove older data files."""
+    """Commit ``arrays`` as the next generation of the index ``seen``, if no other run wrote it since."""
     folder = seen.folder
     with _locked(folder):
         try:
@@ -313,8 +312,7 @@ def _locked(folder: Path) -> Iterator[None]:
 
 
 def _mark_as_building(staging: Path) -> int | None:
-    """Put a build marker in ``staging``, locked before it is named (so a living build's marker is
-    never seen unlocked); return its descriptor, which holds the lock until the process ends."""
+    """Put a build marker in ``staging``, locked before it is named; return its fd (holding the lock)."""
     if not HAS_LOCKS:
         return None
     fd, tmp = create_temporary_file(staging, ".tmp-building-")
@@ -564,8 +562,7 @@ def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
 def _load_data(
     data_path: Path, sha256: str, shown: str, names: tuple[str, ...]
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """The arrays and header of a data file whose checksum matches; FileNotFoundError if it is gone.
-    Opened once, so the bytes checked are the bytes loaded."""
+    """The arrays and header of a data file, opened once, whose checksum matches (gone: FileNotFoundError)."""
     try:
         f = _open_regular(data_path)
     except FileNotFoundError:
@@ -592,8 +589,7 @@ def _load_data(
 
 
 def _check_members(f: IO[bytes], size: int, shown: str, names: tuple[str, ...]) -> None:
-    """Refuse, before numpy allocates anything, members that are not plain arrays this file can hold:
-    ``np.savez`` stores uncompressed, so a member claiming more than the file (a zip bomb) is damage."""
+    """Refuse, before numpy allocates, members that are not plain arrays or claim more than the file."""
     readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
     with zipfile.ZipFile(f) as archive:
         infos = archive.infolist()
@@ -617,8 +613,7 @@ def _check_members(f: IO[bytes], size: int, shown: str, names: tuple[str, ...]) 
 
 
 def pack_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """``(offsets, data)``: the strings' UTF-8 bytes end to end (uint8) and where each starts (int64);
-    a lone surrogate (an undecodable file name) is kept, so :func:`unpack_strings` gives it back.
+    """``(offsets, data)``: the strings' UTF-8 bytes end to end and where each starts (lone surrogates kept).
 
     >>> offsets, data = pack_strings(["a", "é", ""])
     >>> offsets.tolist(), data.tobytes()

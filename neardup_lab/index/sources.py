@@ -1,6 +1,4 @@
-"""Which input files an index holds: the same inode with the same bytes (ids made from paths change
-with their spelling). A copy (another inode) or a file rewritten in place (other bytes) is new.
-"""
+"""Which input files an index holds: the same inode with the same bytes (path spellings vary)."""
 
 from __future__ import annotations
 

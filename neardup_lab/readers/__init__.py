@@ -1,11 +1,8 @@
 """Read documents from folders of .txt files, JSONL, CSV and Parquet files.
 
-Every input becomes a :class:`Document` or a :class:`Problem` naming the file, line and reason
-(a key of ``REASONS``): nothing is dropped without a trace. Ids come from the path as given
-(``path``, ``path:line``, ``path:row``) or the record's own (``id_field``, ``id_column``). Only
-regular files are opened (nothing can make a run wait), reads are bounded by ``max_bytes``,
-links in folders are followed only if asked and never out of the folder, and each file is read
-once however named.
+Every input becomes a :class:`Document` or a :class:`Problem` naming the file, line and reason:
+nothing is dropped without a trace. Only regular files are opened, reads are bounded by
+``max_bytes``, and each file is read once however named.
 
 >>> import json, os, tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:

@@ -1,5 +1,4 @@
-"""CSV and TSV files: a header, then one document a row. Rows are split here as ``csv.reader``
-splits them, since its field size limit is process-wide, which a library must not change."""
+"""CSV and TSV files: a header, then one document a row (split here: csv's field limit is process-wide)."""
 
 from __future__ import annotations
 
@@ -49,8 +48,7 @@ _QUOTED_TEXT = re.compile(r'(?:[^"]++|"")*+')
 
 
 class _Records:
-    """The records of a CSV text stream, each within ``limit`` characters; ``at`` counts the lines
-    read, and the last record's lines are kept to be read again (``reread``)."""
+    """The records of a CSV text stream, each within ``limit`` characters; ``at`` counts the lines."""
 
     def __init__(self, text: IO[str], delimiter: str, limit: int, at: Cursor) -> None:
         self.text, self.delimiter, self.limit, self.at = text, delimiter, limit, at
@@ -68,8 +66,7 @@ class _Records:
         self.at.line -= len(self.lines) - 1
 
     def next(self) -> tuple[list[str], bool] | None:
-        """The next record as (fields, closed: False when the file ends in a quoted field), ``[]``
-        for a blank line, None at the end; raises ``_RecordTooLarge``. Splits as ``csv.reader``."""
+        """The next record as (fields, closed), ``[]`` if blank, None at the end; as ``csv.reader`` splits."""
         fields: list[str] = []
         piece: list[str] = []  # parts of the field being read
         state, size, delimiter = _FIELD, 0, self.delimiter
@@ -118,8 +115,6 @@ def csv_rows(
     delimiter: str | None = None,
 ) -> Generator[tuple[int, list[str]] | Problem | None, None, None]:
     """The records of a CSV file, header first, as ``(start line, fields)``; None for a blank line.
-    Undecodable bytes are ``surrogateescape`` characters. An unclosed quote is a Problem, and the
-    lines it swallowed are read again; a record too long for ``max_bytes`` stops reading.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -247,8 +242,7 @@ def csv_header(path: str, options: ReadOptions) -> list[str] | None:
 
 
 def csv_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[list[str]]:
-    """The rows ``wanted`` (by start line) of the CSV file at ``path`` read again and checked, in file
-    order (as ``records_again``).
+    """The rows ``wanted`` (by start line) of the CSV file ``path`` read again and checked, in order.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:

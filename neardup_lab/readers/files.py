@@ -38,8 +38,7 @@ T = TypeVar("T")
 
 
 def display(path: str | os.PathLike[str]) -> str:
-    """The path as given, with forward slashes, as ids and messages name it; ``..`` stays (after a
-    link it leads elsewhere than the text says).
+    """The path as given, with forward slashes; ``..`` stays (after a link it leads elsewhere).
 
     >>> display("./news//a.txt"), display("data/link/..")
     ('news/a.txt', 'data/link/..')
@@ -87,8 +86,7 @@ installed; pip install nosuch, or pip install 'neardup-lab[formats]' for every o
 
 
 def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
-    """Which reader an input needs (a key of ``FORMATS``): ``fmt``, else by the name's ending; a
-    folder holds ``.txt`` files. A missing package it needs is an ``InputError``.
+    """Which reader an input needs: ``fmt``, else by the name's ending; a missing package fails here.
 
     >>> detect_format("day1.jsonl"), detect_format("notes.TXT"), detect_format("x.dat", "csv")
     ('jsonl', 'txt', 'csv')
@@ -175,9 +173,8 @@ def check_regular(mode: int) -> None:
 
 
 def open_regular(path: str, *, follow_links: bool = True) -> tuple[io.BufferedReader, int]:
-    """Open ``path`` for reading if it is a regular file (or, ``follow_links``, a link to one): it
-    and its size. Checked before opening (a device is never opened) and after, on an open that does
-    not wait (a pipe slipped in cannot hang a run). Raises :class:`NotRegular` or :class:`OSError`.
+    """Open ``path`` if it is a regular file (or a link to one): it and its size. Checked before and
+    after an open that does not wait (a pipe slipped in cannot hang a run).
 
     >>> open_regular(".")
     Traceback (most recent call last):
@@ -198,8 +195,7 @@ def open_regular(path: str, *, follow_links: bool = True) -> tuple[io.BufferedRe
 
 
 class _ZstdFrames(io.RawIOBase):
-    """A zstandard file's frames decompressed in bounded steps; data cut off in a frame raises
-    EOFError (``zstandard``'s own reader stops without a word)."""
+    """A zstandard file's frames decompressed in bounded steps; a cut-off frame raises EOFError."""
 
     def __init__(self, f: BinaryIO, zstandard: ModuleType) -> None:
         self._f, self._zstd = f, zstandard
@@ -274,8 +270,7 @@ def read_errors() -> tuple[type[BaseException], ...]:
 def open_input(
     path: str | os.PathLike[str], *, follow_links: bool = True
 ) -> tuple[io.BufferedReader, int | None]:
-    """Open a regular input file, decompressed as its name says: it and its size (None when
-    compressed). Raises :class:`OSError` or :class:`ValueError`.
+    """Open a regular input file, decompressed as its name says: it and its size (None if compressed).
 
     >>> import gzip, os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -364,8 +359,7 @@ class Cursor:
 def read_guarded(
     path: str, read: Callable[[BinaryIO, Cursor], Iterator[T]], first_line: int = 0
 ) -> Generator[T | Problem, None, None]:
-    """What ``read(f, cursor)`` yields from the input ``path``, then one Problem if the file cannot
-    be opened, is binary (:func:`sniff`), damaged, or fails part way.
+    """What ``read(f, cursor)`` yields from ``path``, then one Problem if opening or reading fails.
 
     >>> [p.reason for p in read_guarded("no-such.jsonl", lambda f, at: iter([f.read()]))]
     ['unreadable']
@@ -392,8 +386,7 @@ def read_guarded(
 
 
 def read_again(path: str, items: Callable[[BinaryIO], Iterator[T]]) -> Generator[T, None, None]:
-    """``items(f)`` of the input ``path`` opened again; a file that cannot be opened or read raises
-    :class:`~.records.InputChanged`.
+    """``items(f)`` of ``path`` opened again; a file that fails raises :class:`~.records.InputChanged`.
 
     >>> list(read_again("no-such.jsonl", lambda f: iter([f.read()])))  # doctest: +ELLIPSIS
     Traceback (most recent call last):

@@ -39,8 +39,7 @@ def _read_any(
 def iter_records(
     path: str | os.PathLike, *, fmt: str = "auto", **options: Any
 ) -> Iterator[Document | Problem]:
-    """Yield a :class:`~neardup_lab.readers.Document` or a :class:`~neardup_lab.readers.Problem` for
-    every record of one input, in order (options as for :func:`read_inputs`, ids not checked unique).
+    """Yield a Document or a Problem for every record of one input (options as :func:`read_inputs`).
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -82,14 +81,10 @@ def read_inputs(
 ) -> ReadReport:
     """Read every input into one :class:`~neardup_lab.readers.ReadReport`, in the order given.
 
-    ``fmt`` is a key of ``FORMATS`` or ``"auto"``; the text is in the JSONL ``field`` or the
-    CSV/Parquet ``column``; ``id_field``/``id_column`` name a record's own id; ``max_bytes`` (0: no
-    limit) refuses larger documents; ``delimiter`` defaults to ``,`` (a tab for ``.tsv``);
-    ``progress`` (such as ``tqdm``) wraps the records read; ``fingerprints`` fingerprints each whole
-    record, for :func:`records_again`; ``follow_links`` follows links that stay inside their folder.
-
-    Raises :class:`~neardup_lab.readers.InputError`, before reading, for a missing, repeated or
-    unreadable-format input, a missing package or a wrong option; per-record trouble is a Problem.
+    ``fmt``: a key of ``FORMATS`` or ``"auto"``; the text is in the JSONL ``field`` or the CSV/Parquet
+    ``column``; ``id_field``/``id_column`` name a record's own id; ``max_bytes`` (0: no limit);
+    ``progress`` wraps the records read (``tqdm``); ``fingerprints`` for :func:`records_again`.
+    A bad input or option raises :class:`~neardup_lab.readers.InputError` before reading.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -137,9 +132,8 @@ def read_inputs(
 def records_again(
     kind: str, path: str, wanted: Mapping[int, Document], options: ReadOptions
 ) -> Iterator[Any]:
-    """The records ``wanted`` (by line or row) of the ``kind`` input ``path`` read again, in file
-    order: JSONL lines, CSV rows, Parquet record batches. Each must read as the Document it gave
-    the first time, else :class:`~neardup_lab.readers.InputChanged`.
+    """The records ``wanted`` (by line or row) of ``path`` read again, in file order; each must read
+    as the Document it gave first, else :class:`~neardup_lab.readers.InputChanged`.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:

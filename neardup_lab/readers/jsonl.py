@@ -26,14 +26,12 @@ from .records import (
 
 
 def _line_limit(max_bytes: int) -> int:
-    """Longest JSONL line read, in bytes (0: no limit): a character may take six (``\\u0001``), and
-    a record holds other fields too."""
+    """Longest JSONL line read, in bytes (0: no limit): a character may take six (``\\u0001``)."""
     return min(6 * max_bytes + 1_000_000, sys.maxsize - 1) if max_bytes else 0
 
 
 def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None]]:
-    """Each line of a JSONL file as ``(number, bytes)``, 1-based, as read (less a UTF-8 byte-order
-    mark); a line too long for a document of ``max_bytes`` is ``(number, None)``, never held whole.
+    """Each line of a JSONL file as ``(number, bytes)``; one too long for ``max_bytes`` as ``(number, None)``.
 
     >>> import io
     >>> list(jsonl_lines(io.BytesIO(b'{"text": "a"}\\n\\n{"text": "b"}')))
@@ -53,8 +51,7 @@ _ABSENT = object()
 
 
 def record_value(record: dict, path: str) -> object:
-    """The value at ``path`` in a JSON object: a key (found first), or a dotted path into nested
-    objects. Where there is none, a private marker (not None, which JSON may hold) comes back.
+    """The value at ``path`` (a key, or a dotted path) in a JSON object, or a private marker.
 
     >>> record = {"meta": {"id": 7}, "a.b": 1}
     >>> record_value(record, "meta.id"), record_value(record, "a.b")
@@ -169,8 +166,7 @@ def read_jsonl(path: str, options: ReadOptions) -> Iterator[Document | Problem |
 
 
 def jsonl_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[bytes]:
-    """The lines ``wanted`` (by number) of the JSONL file at ``path`` read again and checked, in file
-    order, each ending in a line feed (as ``records_again``).
+    """The lines ``wanted`` of the JSONL file ``path`` read again and checked, each ending in ``\\n``.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:

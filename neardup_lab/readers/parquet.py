@@ -118,8 +118,7 @@ def parquet_schema(path: str) -> Any:
 
 
 def parquet_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[Any]:
-    """The rows ``wanted`` (by number) of the Parquet file at ``path`` read again and checked, in file
-    order, as record batches (as ``records_again``).
+    """The rows ``wanted`` of the Parquet file ``path`` read again and checked, as record batches.
 
     >>> import os, tempfile
     >>> import pyarrow as pa, pyarrow.parquet as pq

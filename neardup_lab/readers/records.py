@@ -1,5 +1,4 @@
-"""What reading gives (documents, problems, the report), the options, and what every reader does
-with a record (its size, its own id, its fingerprint)."""
+"""What reading gives, its options, and what every reader does with a record."""
 
 from __future__ import annotations
 
@@ -52,8 +51,7 @@ class InputChanged(InputError):
 
 @dataclass(frozen=True)
 class Document:
-    """One document: ``id``, ``text``, ``source``, the ``line`` (or Parquet row) its record starts on
-    (None for a ``.txt`` file), and if asked for, its record's :func:`fingerprint`.
+    """A document: ``id``, ``text``, ``source``, the ``line`` (or row) it starts on, its fingerprint.
 
     >>> Document("a.txt", "heavy rain", "a.txt").id
     'a.txt'
@@ -105,8 +103,7 @@ class InputFile(NamedTuple):
 
 @dataclass
 class ReadReport:
-    """Everything read from a list of inputs: documents, problems, counts, the real path of every
-    file read, each input file by source, and the options."""
+    """Everything read from a list of inputs: documents, problems, counts, files read, options."""
 
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -139,8 +136,7 @@ class OtherFile:
 
 
 def check_encoding(encoding: object) -> str:
-    """``encoding`` if it is a text encoding in which ASCII bytes are ASCII (lines are found byte by
-    byte); else an :class:`InputError`.
+    """``encoding`` if ASCII bytes are ASCII in it (lines are found byte by byte); else InputError.
 
     >>> check_encoding("utf-8-sig"), check_encoding("latin-1")
     ('utf-8-sig', 'latin-1')
@@ -252,8 +248,7 @@ def describe(value: object) -> str:
 
 
 def own_id(value: object, what: str, option: str) -> tuple[str | None, str | None]:
-    """A record's own id from ``value`` (a non-empty string or a whole number) and None, or None and
-    why not; ``what`` says where the value is, ``option`` which option asked.
+    """A record's own id from ``value`` (a non-empty string or a whole number) and None, or None and why.
 
     >>> own_id(17, "field 'id'", "id-field"), own_id(True, "field 'id'", "id-field")[0]
     (('17', None), None)
@@ -269,8 +264,7 @@ def own_id(value: object, what: str, option: str) -> tuple[str | None, str | Non
 def record_document(
     source: str, line: int, text: str, max_bytes: int, doc_id: str | None, whole: object = None
 ) -> Document | Problem:
-    """The record at ``source:line`` as a Document (id ``doc_id``, else ``source:line``; ``whole``
-    fingerprinted if given), or ``too-large`` when its text is over ``max_bytes`` UTF-8 bytes.
+    """The record at ``source:line`` as a Document (id ``doc_id``, else ``source:line``), or too-large.
 
     >>> record_document("a.jsonl", 3, "heavy rain", 100, None).id
     'a.jsonl:3'
@@ -296,8 +290,7 @@ def fingerprint(record: object) -> bytes:
 
 
 class Again:
-    """The records of one input read again, by number: each must be found and read as the Document
-    it gave the first time, else :class:`InputChanged`.
+    """The records of one input read again: each must be found and be the Document read first.
 
     >>> again = Again("a.jsonl", {3: Document("x", "rain", "a.jsonl", 3)}, "line")
     >>> again.wants(3)

@@ -1,5 +1,4 @@
-""".txt files and folders of them: one file is one document, its id its path. Folders are walked
-without recursion, in sorted order; each file and folder is read once per run."""
+""".txt files and folders of them: one file is one document, its id its path."""
 
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ from .records import LIMIT_HINT, Document, OtherFile, Problem, too_large
 def read_txt_file(
     path: str, source: str, encoding: str, max_bytes: int, *, follow_links: bool = True
 ) -> Document | Problem:
-    """The ``.txt`` file at ``path`` as one Document (id ``source``), or its Problem; reads at most
-    one byte past ``max_bytes`` (0: no limit), whatever size the file claims.
+    """The ``.txt`` file ``path`` as a Document (id ``source``) or its Problem; reads bounded by max_bytes.
 
     >>> read_txt_file("no-such.txt", "no-such.txt", "utf-8", 100).reason
     'unreadable'
@@ -64,8 +62,7 @@ def read_txt_file(
 
 @dataclass
 class ReadAlready:
-    """What one run has read: files by real path, folders by ``(st_dev, st_ino)``, each with the
-    path shown first, to name it when it turns up again.
+    """What one run has read: files by real path, folders by ``(st_dev, st_ino)``, with the name shown.
 
     >>> seen = ReadAlready()
     >>> seen.file("/data/a.txt", "a.txt") is None, seen.file("/data/a.txt", "./a.txt").reason
@@ -84,8 +81,7 @@ class ReadAlready:
         return Problem(source, None, "duplicate-input", message)
 
     def folder(self, key: tuple[int, int], source: str, real: str, parent: str | None) -> Problem | None:
-        """None the first time a folder is met; else a ``link-loop`` or ``duplicate-input`` problem
-        (``parent``: the real path of the folder holding the link; None for an input)."""
+        """None the first time a folder is met; else a ``link-loop`` or ``duplicate-input`` problem."""
         if key not in self.folders:
             self.folders[key] = (source, real)
             return None
@@ -107,8 +103,7 @@ class _ToRead:
 
 @dataclass(frozen=True)
 class _Descend:
-    """A folder to walk: the path shown, its path below the input, its real path, its ``(st_dev,
-    st_ino)``, and the real path of the folder holding it (None for the input)."""
+    """A folder to walk: shown, relative and real paths, ``(st_dev, st_ino)``, the parent's real path."""
 
     path: str
     rel: str
@@ -123,8 +118,7 @@ def _inside(real: str, top: str) -> bool:
 
 
 def _followed(path: str, top: _Descend, shown: str) -> tuple[str, os.stat_result] | Problem:
-    """Where the link ``path`` leads (real path, stat), or the problem of a link out of the input
-    folder ``top``, in a loop, or to nothing."""
+    """Where the link ``path`` leads (real path, stat), or its Problem (out of ``top``, a loop, nowhere)."""
     real = os.path.realpath(path)
     if not _inside(real, top.real):
         message = (
@@ -210,9 +204,8 @@ def _walk(top: _Descend, seen: ReadAlready, follow: bool) -> list[tuple[str, _To
 def read_folder(
     path: str, encoding: str, max_bytes: int, seen: ReadAlready, *, follow_links: bool = False
 ) -> Iterator[Document | Problem | OtherFile]:
-    """The ``.txt`` files below a folder named as an input, in sorted order, each opened by the path
-    shown (its id); other files come as ``OtherFile``, entries not regular files as problems, and
-    links as ``link`` problems unless ``follow_links`` (then followed while inside the folder).
+    """The ``.txt`` files below an input folder, in sorted order, each opened by the path shown (its id);
+    other entries as ``OtherFile`` or problems, links followed only with ``follow_links``.
 
     >>> [p.reason for p in read_folder("no-such-folder", "utf-8", 100, ReadAlready())]
     ['unreadable-folder']
