@@ -98,7 +98,7 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
         return f" is inside the index folder {display(index)}, {risk}"
     if os.path.isfile(os.path.join(folder, META_NAME)) and os.path.lexists(os.path.join(folder, LOCK_NAME)):
         return f" is inside a saved index folder, {risk}"
-    # Also lexically below one, through a link: --follow-links would read it.
+    # Reached through a link inside an input folder too: --follow-links would read it.
     folders = _identities(p for p in args.inputs if os.path.isdir(p))
     lexical = _below_any(path, folders)
     if real.lower().endswith(".txt") and (_below_any(real, folders) or lexical):
@@ -183,14 +183,15 @@ def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
             raise UsageError(f"{_option_name(option)} {path} is one of the files read as input; {_ELSEWHERE}")
 
 
-# ----- writing: files staged and committed together, devices written into -----------------------
+# ----- writing: files staged and committed together, devices written into ---------------------
 
 
 _DESCRIPTORS = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd")
 
 
 def _fd_alias(path: str) -> bool:
-    """Whether ``path`` leads to an open descriptor (``/dev/stdout``), which must not be replaced."""
+    """Whether ``path`` leads to an open descriptor (``/dev/stdout``): replacing the file the shell
+    opened would leave the shell writing to a deleted one."""
     hop = os.path.abspath(path)
     for _ in range(40):  # links followed at most, as the kernel allows
         if _DESCRIPTORS.fullmatch(os.path.realpath(os.path.dirname(hop))):

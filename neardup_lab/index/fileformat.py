@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -270,7 +271,7 @@ def _open_file(path: Path, flags: int, refuse: Callable[[bool], Exception]) -> i
     return fd
 
 
-def _open_regular(path: Path) -> IO[bytes]:
+def _open_regular(path: Path) -> io.BufferedReader:
     """Open ``path`` for reading; IsADirectoryError for a link or anything but a regular file."""
 
     def refuse(link: bool) -> OSError:
