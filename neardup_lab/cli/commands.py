@@ -1,16 +1,12 @@
-"""The commands of ``neardup-lab`` (``dedup``; ``index build|add|query``; ``index info``): each
-takes the parsed arguments (with ``args.settings`` for a new run) and a console, and returns the
-exit code."""
+"""The commands of ``neardup-lab``: each takes the parsed arguments and a console; returns the exit code."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from ..engine.pipeline import dedup
 from ..index.store import SavedIndex
@@ -29,7 +25,7 @@ from .console import (
 )
 from .explain import why_fields, why_summary
 from .options import EXIT_OK, EXIT_SKIPPED, given_settings
-from .outputs import UsageError, Writer
+from .outputs import UsageError, Writer, signals_handled
 
 __all__ = ["run_dedup", "run_index", "run_info"]
 
@@ -39,11 +35,7 @@ _READ_OPTIONS = (
 
 
 def _read(args: argparse.Namespace, console: Console, kind: str | None) -> tuple[ReadReport, float]:
-    """Read the inputs, refuse an output among the files read, and report what was skipped.
-
-    With records to copy (of ``kind``), each record read is fingerprinted, to be checked whole when
-    it is read again.
-    """
+    """Read the inputs (fingerprinted when records of ``kind`` are copied); report what was skipped."""
     started = time.perf_counter()
     options = {name: getattr(args, name) for name in _READ_OPTIONS}
     progress = console.progress("reading", "record")
@@ -58,7 +50,7 @@ def _read(args: argparse.Namespace, console: Console, kind: str | None) -> tuple
 
 
 def _explain(args: argparse.Namespace, console: Console, settings: Settings, stored: bool = False) -> None:
-    """With ``--explain``, print the banding: ``stored`` in the index, or chosen or given for this run."""
+    """With ``--explain``, print the banding (``stored`` in the index, or chosen or given)."""
     if args.explain:
         explain(console, settings, "index" if stored else "chosen" if args.bands is None else "given")
 
@@ -70,7 +62,7 @@ def _outputs(
     records: dict[str, list[int]],
     kind: str | None,
 ) -> list[tuple[str, Writer]]:
-    """The files asked for, as (path, writer) pairs; ``records``: the documents of each record option."""
+    """The files asked for, as (path, writer); ``records``: the documents of each record option."""
     files = [(args.problems, outputs.problems_writer(report.problems))] if args.problems else []
     for option, chosen in records.items():
         path = getattr(args, option)
@@ -87,8 +79,7 @@ def _summarised(
     times: list[tuple[str, float]],
     summary: Callable[[], None],
 ) -> int:
-    """Print the summary once the outputs are committed; return the exit code. A stdout that cannot
-    take it (a full disk) is said on stderr, and the exit code still tells what was written."""
+    """Print the summary once the outputs are committed (a stdout that fails is said on stderr)."""
     try:
         read_summary(console, report, len(args.inputs))
         summary()
@@ -101,28 +92,15 @@ def _summarised(
         console.times(times)
         console.out.flush()
     except OSError as err:
-        if not isinstance(err, BrokenPipeError):  # a reader that went away (| head) wants no more
+        if not isinstance(err, BrokenPipeError):  # a reader that went away (| head)
             why = err.strerror or err
             console.warn(f"warning: the summary could not be printed ({why}); the outputs were written")
     return EXIT_SKIPPED if report.problems else EXIT_OK
 
 
-@contextlib.contextmanager
-def _run_by(console: Console) -> Iterator[None]:
-    """Around a command: SIGTERM stops it as Ctrl-C does (nothing left behind); the handler before
-    is back when the command ends. Warnings are left to the process's own hooks."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is not threading.main_thread():  # only it can set handlers
-        yield
-        return
-    before = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
+def _stop(signum: int, frame: object) -> None:
+    """Around a command, SIGTERM stops it as Ctrl-C does (nothing left behind)."""
+    raise KeyboardInterrupt
 
 
 def run_dedup(args: argparse.Namespace, console: Console) -> int:
@@ -137,7 +115,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
     ...     run_dedup(args, Console(quiet=True))
     0
     """
-    with _run_by(console):
+    with signals_handled(_stop, signal.SIGTERM):
         fmt = outputs.check_outputs(args)
         kind = outputs.records_format(args)
         report, read_seconds = _read(args, console, kind)
@@ -146,14 +124,14 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
         texts, ids = [d.text for d in report.documents], [d.id for d in report.documents]
         try:
             result = dedup(texts, **settings.to_dict(), n_jobs=args.jobs, progress=console.bars)
-        except ValueError as err:  # a setting the pipeline refuses is the user's to change
+        except ValueError as err:  # a setting the pipeline refuses
             raise UsageError(str(err)) from None
         why = why_fields(result, texts, ids) if args.why else None
         started = time.perf_counter()
         out = outputs.clusters_writer(fmt, result, ids, why) if fmt else None
         records = {"keep_out": result.keepers, "removed_out": result.removed}
         with outputs.staged(_outputs(args, report, out, records, kind)):
-            pass  # nothing else must succeed first: move the files into place now
+            pass  # nothing else must succeed first
         stages = [(name, stats["seconds"]) for name, stats in result.stats.items()]
         times = [("read", read_seconds), *stages, ("write", time.perf_counter() - started)]
 
@@ -166,10 +144,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
 
 
 def run_index(args: argparse.Namespace, console: Console) -> int:
-    """``neardup-lab index build|add|query`` (``args.action``): match the inputs against a saved index.
-
-    ``build`` creates the index, ``add`` inserts the documents after matching them, ``query`` only
-    matches. A full disk or a failed save leaves neither the index changed nor an output behind.
+    """``neardup-lab index build|add|query``: match the inputs against a saved index, ``add`` them.
 
     >>> import tempfile, pathlib
     >>> from neardup_lab.cli.main import build_parser
@@ -180,7 +155,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
     ...     run_index(args, Console(quiet=True))
     0
     """
-    with _run_by(console):
+    with signals_handled(_stop, signal.SIGTERM):
         fmt = outputs.check_outputs(args)
         kind = outputs.records_format(args)
         if args.action == "build":
@@ -202,9 +177,9 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
         else:
             ids = [args.id_prefix + d.id for d in report.documents]
             try:
-                sources = dict.fromkeys(d.source for d in report.documents)  # the files to remember
+                sources = dict.fromkeys(d.source for d in report.documents)
                 files = [report.sources[s].path if s in report.sources else s for s in sources]
-                again = bool(args.id_prefix)  # other ids: the user adds these documents again on purpose
+                again = bool(args.id_prefix)  # new ids: these documents are added again on purpose
                 found = index.add(ids, texts, progress=console.bars, files=files, repeat_files=again)
             except ValueError as err:
                 raise UsageError(f"{err} (for example with --id-prefix)") from None
@@ -212,7 +187,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
         started = time.perf_counter()
         new = {"new_out": [i for i, matches in enumerate(found) if not matches]}
         out = outputs.matches_writer(fmt, ids, found) if fmt else None
-        # Every output is written in full first; the index is saved next; the outputs are moved last.
+        # The outputs are written in full, the index saved, then the outputs moved into place.
         with outputs.staged(_outputs(args, report, out, new, kind)):
             if args.action != "query":
                 _save(index, args.index)
@@ -229,7 +204,7 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
 
 
 def _save(index: SavedIndex, path: str) -> None:
-    """Save ``index`` to ``path``; a failure to write (a full disk) names the index."""
+    """Save ``index`` to ``path``; a failure to write is a UsageError naming the index."""
     try:
         index.save(path)
     except OSError as err:

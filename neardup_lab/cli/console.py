@@ -1,8 +1,4 @@
-"""What the ``neardup-lab`` command prints: progress bars, skipped inputs, summaries, the S-curve.
-
-The summary goes to standard output and is silenced by ``--quiet``; skipped inputs and errors go
-to standard error and never are. The files the command writes are in :mod:`~neardup_lab.cli.outputs`.
-"""
+"""What ``neardup-lab`` prints: the summary on stdout (``--quiet`` silences it), problems on stderr."""
 
 from __future__ import annotations
 
@@ -27,9 +23,8 @@ __all__ += ["dedup_summary", "match_summary"]
 PROG = "neardup-lab"
 _SHOWN = 20  # skipped inputs and matches listed; the files written hold them all
 _SIMILARITIES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
-# What a terminal would act on rather than show: C0 controls (ESC starts the sequences that
-# retitle a window or clear the screen), DEL, C1 controls (0x9b is a one-byte ESC [), line and
-# paragraph separators, and the marks that reorder bidirectional text (a name could read backwards).
+# What a terminal would act on rather than show: C0 and C1 controls (ESC, or 0x9b, starts sequences
+# that retitle a window or clear the screen), DEL, line separators, bidirectional marks.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -41,9 +36,7 @@ def _escaped(match: re.Match) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` safe to print on a terminal: control characters, line breaks and bidirectional
-    overrides written as escapes (``\\x1b``, ``\\n``, ``\\u202e``). Every line the command prints
-    passes through here, so no file name or id can move the cursor, retitle the window or split a line.
+    """``text`` safe to print on a terminal: controls, line breaks and bidi overrides as escapes.
 
     >>> print(printable("a\\x1b]0;owned\\x07.txt"), printable("x\\nnotes.txt"), printable("é\\u202eb"))
     a\\x1b]0;owned\\x07.txt x\\nnotes.txt é\\u202eb
@@ -68,10 +61,7 @@ class _Nowhere(io.StringIO):
 
 
 class Console:
-    """Where output goes: the summary to ``out`` (stdout), problems and errors to ``err`` (stderr).
-
-    A closed stream (``>&-``) leaves its lines to the other one. Progress bars are drawn only when
-    ``err`` is a terminal and the run is not ``quiet``.
+    """The summary to ``out`` (stdout), problems and errors to ``err`` (stderr), progress bars.
 
     >>> Console(quiet=True).say("not printed")
     """
@@ -82,7 +72,7 @@ class Console:
         self.err: IO[str] = err or sys.stderr or self.out
         try:
             self.bars = not quiet and self.err.isatty()
-        except (AttributeError, ValueError):  # a closed or unusual stream
+        except (AttributeError, ValueError):  # a closed stream
             self.bars = False
 
     def say(self, line: str = "") -> None:
@@ -103,7 +93,7 @@ class Console:
         self.say("time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in stages))
 
     def progress(self, desc: str, unit: str) -> Callable[[Iterable[Any]], Iterable[Any]] | None:
-        """A wrapper drawing a ``tqdm`` bar on ``err`` as items pass through; None without bars."""
+        """A wrapper drawing a ``tqdm`` bar on ``err`` as items pass; None without bars."""
         if not self.bars:
             return None
         options = {"file": self.err, "leave": False, "desc": desc, "unit": unit}
@@ -127,12 +117,12 @@ def warn_skipped(console: Console, report: ReadReport, problems_path: str | None
 
 
 def _empty(text: str) -> bool:
-    # ASCII letters and digits always survive normalising: most texts need no normalize() here.
+    # ASCII letters and digits survive normalising: most texts need no normalize().
     return not any(c.isascii() and c.isalnum() for c in text[:200]) and not normalize(text)
 
 
 def read_summary(console: Console, report: ReadReport, n_inputs: int) -> None:
-    """Print what was read, what was skipped (counted by reason) and what was passed over.
+    """Print what was read, skipped (by reason) and passed over.
 
     >>> read_summary(Console(quiet=False), ReadReport(), 1)
     documents read: 0 (from 1 input)
@@ -166,7 +156,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
     """
     b, r, t = settings.bands, settings.rows, settings.threshold
 
-    def say(line: str) -> None:  # asked for explicitly, so printed even with --quiet
+    def say(line: str) -> None:  # asked for, so printed even with --quiet
         print(printable(line), file=console.out)
 
     fp, fn = RECALL_WEIGHTS
@@ -186,7 +176,7 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
 
 
 def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> None:
-    """Print the clusters a dedup found and the settings it used; warn when candidates exploded.
+    """Print the clusters and settings of a dedup; warn when candidates exploded.
 
     >>> from neardup_lab.engine.pipeline import dedup
     >>> dedup_summary(Console(quiet=False), dedup(["a b c", "a b c"], k=1), Settings(k=1))
@@ -221,7 +211,7 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
 
 
 def budget_note(console: Console, capped: int, not_checked: int) -> None:
-    """Say, when it happened, that buckets too big to check in full were checked against anchors.
+    """Say if buckets too big to check in full were checked against anchors.
 
     >>> budget_note(Console(quiet=False), 2, 950)
     note: 2 band buckets of more than 100 documents were checked against their first 8 only:

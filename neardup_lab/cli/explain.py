@@ -1,9 +1,4 @@
-"""``neardup-lab explain`` and ``dedup --why``: the command-line side of :mod:`neardup_lab.engine.explain`.
-
-``neardup-lab explain A B`` compares two files (or ``--text "..." --text "..."``) under the
-settings ``dedup`` would use, and prints every step's evidence. With ``--why``, ``dedup`` adds
-to each removed document the pair that tied it to its cluster (:func:`why_fields`, :func:`why_summary`).
-"""
+"""The command-line side of :mod:`neardup_lab.engine.explain`: ``explain A B`` and ``dedup --why``."""
 
 from __future__ import annotations
 
@@ -36,7 +31,7 @@ answer is what a dedup of the two texts would do with them.
 
 
 def add_explain_command(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add ``explain``, with the settings options ``dedup`` takes, to the subcommands of ``neardup-lab``.
+    """Add ``explain``, with dedup's settings options, to the subcommands ``commands``.
 
     >>> commands = argparse.ArgumentParser().add_subparsers(dest="command")
     >>> add_explain_command(commands).parse_args(["a.txt", "b.txt", "-k", "3"]).k
@@ -70,7 +65,7 @@ def _read_file(path: str, args: argparse.Namespace) -> str:
 
 
 def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """The two texts to compare, each with the label that names it: two files, or two ``--text``."""
+    """The two texts to compare (two files, or two ``--text``), each with its label."""
     files, texts = args.files, args.text or []
     if files and texts:
         raise InputError("give two files or two --text options, not a mix of both")
@@ -83,10 +78,7 @@ def _texts(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def run_explain(args: argparse.Namespace, console: Console) -> int:
-    """``neardup-lab explain``: print the evidence for one pair of texts; exit code 0.
-
-    A refused setting, a wrong number of texts, or a file that cannot be read is an
-    :class:`~neardup_lab.readers.InputError` (``neardup-lab`` prints it and exits with 2).
+    """``neardup-lab explain``: print the evidence for one pair of texts (bad input: ``InputError``).
 
     >>> from neardup_lab.cli.main import build_parser
     >>> args = build_parser().parse_args(["explain", "--text", "a b", "--text", "a c", "-k", "1"])
@@ -112,9 +104,7 @@ def run_explain(args: argparse.Namespace, console: Console) -> int:
 
 
 def why_fields(result: DedupResult, docs: Sequence[str], ids: Sequence[str]) -> dict[int, dict[str, object]]:
-    """For each document ``result`` removed, by index, the :data:`~neardup_lab.cli.outputs.WHY_COLUMNS`:
-    the document it was paired with (one pair closer to the keeper, :func:`~neardup_lab.engine.explain.ties`),
-    its index, their exact Jaccard, whether they are exact copies, and how many pairs lead to the keeper.
+    """For each document ``result`` removed, by index, the ``WHY_COLUMNS``: its pair closer to the keeper.
 
     >>> from neardup_lab.engine.pipeline import dedup
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "A B C D E F G X"]

@@ -1,11 +1,5 @@
-"""The ``neardup-lab`` command: deduplicate your own files, or keep a saved index for daily batches.
-
-``neardup-lab dedup INPUT...``, ``neardup-lab explain A B`` and ``neardup-lab index
-build|add|query|info INDEX [INPUT...]``. This module is the argument tree and its help; the commands
-are in :mod:`~neardup_lab.cli.commands`, what they print in :mod:`~neardup_lab.cli.console`, the
-files they write in :mod:`~neardup_lab.cli.outputs`. Exit codes: 0 done; 1 done, but some inputs
-were skipped; 2 a usage or fatal error, and nothing was written but a device (stdout, a pipe)
-written into before the error, which the message names.
+"""The ``neardup-lab`` command's arguments, help and entry point. Exit codes: 0 done; 1 done, but
+some inputs were skipped; 2 a usage or fatal error (nothing written but a device).
 
 >>> main(["dedup", "--help"])  # doctest: +ELLIPSIS
 usage: neardup-lab dedup ...
@@ -46,7 +40,7 @@ from .outputs import OUT_FORMATS, UsageError, writes_to_stdout
 
 __all__ = ["main", "build_parser", "DEBUG_ENV"]
 
-#: Set (to anything) in the environment, an internal error prints its traceback too.
+#: Set in the environment, an internal error prints its traceback too.
 DEBUG_ENV = "NEARDUP_LAB_DEBUG"
 
 _MAIN_EPILOG = """\
@@ -226,21 +220,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
-    """How the program shows a warning: a line of its own, not a line of the source."""
+    """Show a warning as a line of its own, not a line of the source."""
     Console(quiet=True).warn(f"warning: {message}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``neardup-lab`` with ``argv`` (default: the command line); return the exit code.
-
-    Run with ``argv``, it leaves the process as it found it: warnings reach the process's own
-    hooks. Without, it is the program, and sets up its process: odd characters printed as escapes,
-    warnings printed as lines of their own.
+    """Run ``neardup-lab`` with ``argv``; return the exit code (without ``argv``, set up the process).
 
     >>> main(["index", "info", "no-such-index"])
     2
     """
-    if argv is None:  # the program itself, whose process is its own to set up
+    if argv is None:
         for stream in (sys.stdout, sys.stderr):  # never fail on printing an odd file name
             if isinstance(stream, io.TextIOWrapper):
                 stream.reconfigure(errors="backslashreplace")
@@ -252,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.settings = Settings(**given_settings(args))
             except (ValueError, TypeError) as err:
                 args.parser.error(str(err))  # prints the command's usage and exits with 2
-    except SystemExit as stop:  # --help, --version, or a usage error (argparse says which)
+    except SystemExit as stop:  # --help, --version, or a usage error
         return int(stop.code) if isinstance(stop.code, int) else EXIT_ERROR
     # An output on stdout gets stdout to itself: the summary goes to stderr.
     console = Console(quiet=getattr(args, "quiet", False), out=sys.stderr if writes_to_stdout(args) else None)
@@ -273,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         console.warn("error: out of memory; lower --max-bytes, split the inputs, or use a larger machine")
     except BrokenPipeError:
-        pass  # the reader of our output went away: nothing more to say
+        pass  # the reader of our output went away
     except OSError as err:
         console.warn(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "))
     except Exception as err:  # a bug: still exit 2, never 1, and say so plainly

@@ -1,8 +1,5 @@
 """What the subcommands of ``neardup-lab`` share: exit codes, value parsers, option builders.
 
-The value parsers turn one command-line word into a value or raise ``argparse.ArgumentTypeError``
-with the reason; ranges of settings are left to :class:`~neardup_lab.settings.Settings`.
-
 >>> byte_size("10M"), whole("7")
 (10000000, 7)
 """
@@ -29,15 +26,14 @@ __all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "CLI_SCHEMES", "Parser", "nu
 __all__ += ["byte_size", "share_or_count", "delimiter", "encoding", "add_command", "add_max_bytes"]
 __all__ += ["SETTING_OPTIONS", "HASH_SETTINGS", "add_setting_options", "add_hash_options", "given_settings"]
 
-#: Exit codes. 0 when everything was read and done, 1 when done but some inputs were skipped,
-#: 2 after a usage or fatal error.
+#: Exit codes: done; done, but some inputs were skipped; a usage or fatal error.
 EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
-#: Schemes offered on the command line; "small-affine" is a deliberately weak hash for teaching.
+#: Schemes offered on the command line ("small-affine" is a weak hash for teaching).
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose error messages, which quote what was typed, are safe to print.
+    """An argument parser whose error messages (quoting what was typed) are safe to print.
 
     >>> Parser(prog="x").parse_args(["\\x1b[2J"])
     Traceback (most recent call last):
@@ -46,7 +42,7 @@ class Parser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> NoReturn:
-        """Print the usage and ``message``, its control characters escaped, and exit with status 2."""
+        """Print the usage and ``message``, control characters escaped; exit with status 2."""
         super().error(printable(message))
 
 
@@ -81,7 +77,7 @@ def jobs(text: str) -> int:
     value = whole(text)
     if value == 0 or value < -1:
         raise ArgumentTypeError(f"must be a positive number of workers, or -1 for all cores; got {text}")
-    most = limits.most_workers()  # the API's own cap: every worker is started up front
+    most = limits.most_workers()  # the API's cap: every worker is started up front
     if value > most:
         raise ArgumentTypeError(
             f"must be at most {most} on this machine (four per core, at most {limits.MAX_JOBS}), "
@@ -107,7 +103,7 @@ def byte_size(text: str) -> int:
         ) from None
     if value < 0:
         raise ArgumentTypeError(f"must not be negative, got {text}")
-    if value > sys.maxsize:  # no file is that large; a read of it could not even be asked for
+    if value > sys.maxsize:  # a read that large cannot even be asked for
         raise ArgumentTypeError(f"must be at most {sys.maxsize} (0: no limit), got {text}")
     return value
 
@@ -175,8 +171,7 @@ def add_max_bytes(group: Any, what: str, note: str = "") -> None:
 
 
 class _Option(NamedTuple):
-    """How a field of :class:`~neardup_lab.settings.Settings` is typed on the command line:
-    its flags, its metavar (or choices), its help, and what its default None means."""
+    """A Settings field on the command line: flags, metavar (or choices), help, what None means."""
 
     flags: tuple[str, ...]
     metavar: str | tuple[str, ...]
@@ -184,8 +179,8 @@ class _Option(NamedTuple):
     none: str = ""
 
 
-#: The fields of Settings the command line offers (by field name, which is each option's dest);
-#: their types and defaults come from the dataclass.
+#: The fields of Settings the command line offers (by name, each option's dest); types and defaults
+#: come from the dataclass.
 SETTING_OPTIONS = {
     "threshold": _Option(("--threshold",), "T", "Jaccard similarity from which two documents are duplicates"),
     "k": _Option(("-k", "--shingle-size"), "K", "words (or characters) per shingle"),
@@ -214,8 +209,7 @@ def _parser_of(hint: object) -> Callable[[str], object] | None:
 
 
 def add_setting_options(group: Any, names: Sequence[str], *, from_index: bool = False) -> None:
-    """Add to ``group`` the options of the Settings fields ``names`` (:data:`SETTING_OPTIONS`);
-    ``from_index``: the index holds the values, so no default is shown.
+    """Add to ``group`` the options of the Settings fields ``names`` (``from_index``: no defaults shown).
 
     >>> p = argparse.ArgumentParser()
     >>> add_setting_options(p, ["keeper", "max_df"])

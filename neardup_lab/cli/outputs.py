@@ -1,14 +1,4 @@
-"""The files the ``neardup-lab`` command writes, and where it may write them.
-
-``--out`` (clusters or matches), ``--problems``, and the inputs' own records (``--keep-out``,
-``--removed-out``, ``--new-out``). An output may not be an input, lie in an index folder, or be a
-``.txt`` file in an input folder (a later run would read it): :func:`check_outputs` refuses such
-paths before reading, :func:`check_not_read` after. :func:`staged` writes every file under a
-temporary name, runs the index save, then renames them all: outputs and index commit together.
-A device, FIFO or ``/dev/stdout`` is written into (never replaced), a link written through, but
-never one another user planted in a shared folder such as /tmp (the kernel's protected-symlinks
-rule, applied here: :func:`~neardup_lab.index.atomic.followed_for_writing`).
-"""
+"""The files ``neardup-lab`` writes: never over an input or an index, all committed together."""
 
 from __future__ import annotations
 
@@ -30,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from ..engine.pipeline import DedupResult
-from ..index.atomic import UnsafeLink, followed_for_writing, sync_folder, written_aside
+from ..index.atomic import UnsafeLink, followed_for_writing, sync_folder, utf8_text, written_aside
 from ..index.fileformat import LOCK_NAME, META_NAME
 from ..index.store import Match
 from ..readers import (
@@ -51,18 +41,18 @@ from ..readers.files import inner_suffix
 
 __all__ = ["OUT_FORMATS", "WHY_COLUMNS", "UsageError", "Writer", "check_outputs", "check_not_read", "staged"]
 __all__ += ["clusters_writer", "matches_writer", "problems_writer", "RECORD_OPTIONS", "records_format"]
-__all__ += ["records_writer", "writes_to_stdout", "output_delimiter", "CsvRows"]
+__all__ += ["records_writer", "writes_to_stdout", "output_delimiter", "CsvRows", "signals_handled"]
 
 OUT_FORMATS = ("jsonl", "csv")
-#: The fields ``--why`` adds to each removed document of the cluster output (CSV columns, in order).
+#: The fields ``--why`` adds to each removed document (CSV columns, in order).
 WHY_COLUMNS = ("tied_to", "tied_to_index", "jaccard", "exact", "steps")
 #: The options that write chosen records of the inputs, in the inputs' own format.
 RECORD_OPTIONS = ("keep_out", "removed_out", "new_out")
 _OUTPUT_OPTIONS = ("out", "problems", *RECORD_OPTIONS)
-#: Writes one output file to the open text file it is given.
+#: Writes one output to the open text file it is given.
 Writer = Callable[[TextIO], None]
 _ELSEWHERE = "write it elsewhere"
-_SPOOL_BYTES = 1 << 24  # what goes to a device is held in memory up to this, then in a temporary file
+_SPOOL_BYTES = 1 << 24  # output for a device is held in memory up to this, then in a temporary file
 _UNWRITTEN = (".bz2", ".xz", ".lzma", ".lz4", ".zip", ".7z", ".br", ".z", ".tgz")  # .gz, .zst are written
 
 
@@ -75,8 +65,7 @@ def _option_name(option: str) -> str:
 
 
 def _identity(path: str) -> tuple[int, int] | None:
-    """``(st_dev, st_ino)`` of what ``path`` leads to, or None: paths are compared by this, never by
-    their text (a bind mount or a hard link shows one file under two names)."""
+    """``(st_dev, st_ino)`` of what ``path`` leads to, or None: paths are compared by this, not as text."""
     try:
         info = os.stat(path)
     except (OSError, ValueError):
@@ -99,7 +88,7 @@ def _below_any(path: str, folders: set[tuple[int, int]]) -> bool:
 
 
 def _output_problem(path: str, args: argparse.Namespace) -> str | None:
-    """What is wrong with writing an output to ``path``, said after the path; None when nothing is."""
+    """What is wrong with writing an output to ``path`` (said after the path), or None."""
     real = os.path.realpath(path)
     folder, index = os.path.dirname(real), getattr(args, "index", None)
     risk = "where it could overwrite the index; " + _ELSEWHERE
@@ -124,7 +113,7 @@ def _output_problem(path: str, args: argparse.Namespace) -> str | None:
 
 
 def _compression_problem(option: str, path: str) -> str | None:
-    """What is wrong with the compression ``path``'s name announces for ``option``; None when nothing is."""
+    """What is wrong with the compression ``path``'s name announces for ``option``, or None."""
     suffix, records = Path(path).suffix.lower(), option in RECORD_OPTIONS
     if suffix in _UNWRITTEN and records:
         return f" names a {suffix} file, which is not written; end the name in .gz or .zst, or drop {suffix}"
@@ -134,8 +123,7 @@ def _compression_problem(option: str, path: str) -> str | None:
 
 
 def check_outputs(args: argparse.Namespace) -> str | None:
-    """Refuse, before anything is read, outputs that could overwrite an input or an index, or name
-    one file twice (:class:`UsageError`); return ``--out``'s format.
+    """Refuse, before reading, outputs that could overwrite an input or an index; return the format.
 
     >>> check_outputs(argparse.Namespace(inputs=["news"], out="c.csv", out_format=None, problems=None))
     'csv'
@@ -158,7 +146,7 @@ def check_outputs(args: argparse.Namespace) -> str | None:
             problem = _output_problem(path, args) or _compression_problem(option, path)
             if problem:
                 raise UsageError(f"{_option_name(option)} {path}{problem}")
-            same = _identity(path) or os.path.realpath(path)  # a new file: its name is all there is
+            same = _identity(path) or os.path.realpath(path)  # a new file has only its name
             if same in given:
                 raise UsageError(f"{_option_name(given[same])} and {_option_name(option)} name the same file")
             given[same] = option
@@ -166,7 +154,7 @@ def check_outputs(args: argparse.Namespace) -> str | None:
 
 
 def _is_stdout(path: str) -> bool:
-    """Whether ``path`` leads to this process's standard output (or to the file it was sent to)."""
+    """Whether ``path`` leads to this process's standard output (or the file it goes to)."""
     try:
         stdout = os.fstat(1)
     except OSError:
@@ -175,7 +163,7 @@ def _is_stdout(path: str) -> bool:
 
 
 def writes_to_stdout(args: argparse.Namespace) -> bool:
-    """Whether an output named in ``args`` is standard output: then nothing else is printed there.
+    """Whether an output named in ``args`` is standard output (then nothing else is printed there).
 
     >>> writes_to_stdout(argparse.Namespace(out="clusters.jsonl"))
     False
@@ -184,7 +172,7 @@ def writes_to_stdout(args: argparse.Namespace) -> bool:
 
 
 def check_not_read(args: argparse.Namespace, input_files: set[str]) -> None:
-    """Refuse an output that is one of the files read (``input_files``), reached via a folder or a link.
+    """Refuse an output that is one of the files read (``input_files``).
 
     >>> check_not_read(argparse.Namespace(out="c.jsonl", problems=None), set())
     """
@@ -202,10 +190,10 @@ _DESCRIPTORS = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd")
 
 
 def _fd_alias(path: str) -> bool:
-    """Whether ``path`` leads, through links, to an open descriptor (``/dev/stdout``): it may reach a
-    file the shell opened, and replacing that would leave the shell writing to a deleted one."""
+    """Whether ``path`` leads to an open descriptor (``/dev/stdout``): replacing the file the shell
+    opened would leave the shell writing to a deleted one."""
     hop = os.path.abspath(path)
-    for _ in range(40):  # links followed at most, as the kernel itself allows
+    for _ in range(40):  # links followed at most, as the kernel allows
         if _DESCRIPTORS.fullmatch(os.path.realpath(os.path.dirname(hop))):
             return True
         if not os.path.islink(hop):
@@ -215,7 +203,7 @@ def _fd_alias(path: str) -> bool:
 
 
 def _streamed(path: str) -> bool:
-    """Whether ``path`` is written into, not replaced: a device, a FIFO, a socket, ``/dev/stdout``.
+    """Whether ``path`` is written into, not replaced: a device, a FIFO, ``/dev/stdout``.
 
     >>> _streamed(os.devnull), _streamed("new-clusters.jsonl")
     (True, False)
@@ -228,8 +216,7 @@ def _streamed(path: str) -> bool:
 
 
 def _written_path(path: str, named: str = "") -> str:
-    """Where the bytes of output ``path`` go, past every link on the way (the links stay); a link
-    another user planted in a shared folder is a :class:`UsageError` (``named``: the option).
+    """Where output ``path`` goes, past every link; a link planted by another user is a UsageError.
 
     >>> _written_path("/") == os.sep
     True
@@ -246,21 +233,12 @@ def _cannot_write(path: str, err: OSError, named: str = "") -> UsageError:
     return UsageError(f"cannot write {where}: {err.strerror or err}; nothing was written{todo}")
 
 
-def _as_text(raw: IO[bytes], write: Writer) -> None:
-    """Run ``write`` on ``raw`` as UTF-8 text, odd file names escaped rather than refused."""
-    text = io.TextIOWrapper(raw, encoding="utf-8", newline="", errors="backslashreplace")
-    write(text)
-    text.flush()
-    text.detach()  # the caller closes ``raw``
-
-
 def _stage(path: str, write: Writer) -> tuple[str, str]:
-    """Write output ``path`` whole and synced under a temporary name next to where it goes: that
-    name, and where it goes."""
+    """Write output ``path`` whole under a temporary name beside it: that name, and where it goes."""
     target = _written_path(path)
     try:
-        with written_aside(target) as (raw, staged):
-            _as_text(raw, write)
+        with written_aside(target) as (raw, staged), utf8_text(raw) as text:
+            write(text)
     except OSError as err:
         raise _cannot_write(path, err) from None
     return staged, target
@@ -268,11 +246,11 @@ def _stage(path: str, write: Writer) -> tuple[str, str]:
 
 @contextlib.contextmanager
 def _spooled(path: str, write: Writer) -> Iterator[IO[bytes]]:
-    """What ``write`` writes for the device ``path``, held whole (in memory, then in a temporary
-    file) before any of it is written: a failure to make it writes nothing there."""
+    """What ``write`` writes for the device ``path``, held whole before any of it is written there."""
     with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as spool:
         try:
-            _as_text(spool, write)
+            with utf8_text(spool) as text:
+                write(text)
         except OSError as err:
             raise _cannot_write(path, err) from None
         spool.seek(0)
@@ -280,7 +258,7 @@ def _spooled(path: str, write: Writer) -> Iterator[IO[bytes]]:
 
 
 def _stream(path: str, spool: IO[bytes]) -> None:
-    """Write ``spool`` into output ``path`` as ``>>`` would: a device is never replaced."""
+    """Write ``spool`` into output ``path`` as ``>>`` would."""
     _written_path(path)  # a link planted by another user is refused here too
     try:
         with open(os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0)), "wb") as device:
@@ -292,27 +270,33 @@ def _stream(path: str, spool: IO[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Defer Ctrl-C and SIGTERM while the block commits, then raise the first one caught again:
-    stopped between the index save and the renames, a run would leave the index grown and its
-    outputs missing. Only the main thread can set handlers."""
+def signals_handled(handler: Callable[[int, Any], None], *numbers: int) -> Iterator[None]:
+    """Run the block with ``handler`` for the signals ``numbers`` (in the main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    caught: list[int] = []
-    numbers = (signal.SIGINT, signal.SIGTERM)
-    held = {number: signal.signal(number, lambda number, _: caught.append(number)) for number in numbers}
+    before = {number: signal.signal(number, handler) for number in numbers}
     try:
         yield
     finally:
-        for number, handler in held.items():
-            signal.signal(number, handler)
-        if caught:  # to the handler the signal would have met
+        for number, old in before.items():
+            signal.signal(number, old)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Defer Ctrl-C and SIGTERM while the outputs and the index commit, then raise the first."""
+    caught: list[int] = []
+    try:
+        with signals_handled(lambda number, _: caught.append(number), signal.SIGINT, signal.SIGTERM):
+            yield
+    finally:
+        if caught:  # to the handler it would have met
             signal.raise_signal(caught[0])
 
 
 def _commit(moves: list[tuple[str, str, str]]) -> None:
-    """Rename each staged file to where it goes; on a failure, keep what is left staged and say where."""
+    """Rename each staged file into place; on a failure, keep what is left staged and say where."""
     for done, (path, tmp, target) in enumerate(moves):
         try:
             os.replace(tmp, target)
@@ -329,11 +313,7 @@ def _commit(moves: list[tuple[str, str, str]]) -> None:
 
 @contextlib.contextmanager
 def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
-    """Write every output whole, run the block (the index save), then move all files into place.
-
-    Files are written and synced under temporary names first, so a full disk stops the run before
-    the index commits; what goes to a device is made whole, then written into it (stdout last).
-    Signals wait while the block and the renames run.
+    """Write every output whole, run the block (the index save), then move them all into place.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -354,7 +334,7 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
                     held.append((path, spools.enter_context(_spooled(path, write))))
                 else:
                     moves.append((path, *_stage(path, write)))
-            # stdout last: should another device fail (a full one), what a person reads was not written
+            # stdout last: if another device fails, what a person reads was not written
             for path, spool in sorted(held, key=lambda item: _is_stdout(item[0])):
                 _stream(path, spool)
                 written.append(display(path))
@@ -364,7 +344,7 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
             _commit(moves)
             committed = True
     except BaseException as err:
-        if not committing:  # once renaming began, what is left staged is kept and named
+        if not committing:  # once renaming began, what is left staged is kept (and named)
             for _, tmp, _ in moves:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
@@ -379,8 +359,8 @@ def staged(outputs: Sequence[tuple[str, Writer]]) -> Iterator[None]:
 
 
 class CsvRows:
-    r"""Rows written as CSV to ``f``, each ending in ``\n``; a field holding a carriage return, a
-    line feed, the delimiter or a quote is quoted (``csv.writer`` quotes only its own line end).
+    r"""Rows written as CSV to ``f``, each ending in ``\n``; a field holding ``\r``, ``\n``, the
+    delimiter or a quote is quoted (``csv.writer`` quotes only its own line end).
 
     >>> out = io.StringIO()
     >>> CsvRows(out).writerow(["a\rb", "c"])
@@ -435,7 +415,7 @@ def clusters_writer(
     for number, (members, keeper) in enumerate(zip(result.clusters, result.keepers)):
         record = dict(cluster=number, size=len(members), keeper=ids[keeper], keeper_index=keeper)
         nested.append(record | {"ids": [ids[i] for i in members], "indices": members})
-        if why is not None:  # --why: the pair that tied each removed document to its cluster
+        if why is not None:
             nested[-1]["why"] = [{"id": ids[i], **why[i]} for i in members if i in why]
         for i in members:
             row = {"cluster": number, "size": len(members), "index": i, "id": ids[i], "keep": i == keeper}
@@ -459,13 +439,12 @@ def matches_writer(fmt: str, ids: list[str], found: list[list[Match]]) -> Writer
         document = {"id": doc_id, "position": position, "status": "duplicate" if matches else "new"}
         nested.append(document | {"matches": [m.to_dict() for m in matches]})
         cells = [(m.id, "index" if m.in_index else "batch", m.jaccard, m.exact) for m in matches]
-        # a document without a match: one row of empty match cells
         flat += [document | dict(zip(columns[3:], cell)) for cell in cells] or [document]
     return _rows_writer(fmt, nested, flat, columns)
 
 
 def problems_writer(problems: Sequence[Problem]) -> Writer:
-    """Write every skipped input as a JSON line (the ``--problems`` file).
+    """Write every skipped input as a JSON line (``--problems``).
 
     >>> f = io.StringIO()
     >>> problems_writer([Problem("a.txt", None, "binary", "NUL byte")])(f)
@@ -479,8 +458,7 @@ def problems_writer(problems: Sequence[Problem]) -> Writer:
 
 
 def records_format(args: argparse.Namespace) -> str | None:
-    """The one format of all inputs, in which the record options write; None without them. Inputs
-    of mixed formats, or an output named for another format, are a :class:`UsageError`.
+    """The one format of all inputs, in which the record options write; None without them.
 
     >>> records_format(argparse.Namespace(inputs=["a.jsonl.gz", "b.jsonl"], keep_out="kept.jsonl"))
     'jsonl'
@@ -510,12 +488,12 @@ def records_format(args: argparse.Namespace) -> str | None:
 
 @contextlib.contextmanager
 def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes] | gzip.GzipFile]:
-    """``raw``, compressed as ``path``'s name says (``.gz``, ``.zst``), finished when the block ends."""
+    """``raw``, compressed as ``path``'s name says, finished when the block ends."""
     compressed = compression_of(path)
     if compressed is None:
         yield raw
     elif compressed == ".gz":
-        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as packed:  # mtime 0: same bytes every run
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as packed:  # the same bytes every run
             yield packed
     else:
         zstandard = optional_module("zstandard", "zstandard", "writing .zst files")
@@ -525,7 +503,7 @@ def _compressed(raw: IO[bytes], path: str) -> Iterator[IO[bytes] | gzip.GzipFile
 
 def output_delimiter(out: str, read_with: str) -> str:
     r"""The delimiter of CSV output ``out``: a tab for ``.tsv``, a comma for ``.csv`` when the inputs
-    had tabs, else theirs (``read_with``).
+    had tabs, else the inputs' (``read_with``).
 
     >>> [output_delimiter(out, read) for out, read in [("a.tsv", ","), ("a.csv.gz", "\t"), ("a.csv", ";")]]
     ['\t', ',', ';']
@@ -537,11 +515,10 @@ def output_delimiter(out: str, read_with: str) -> str:
 
 
 def _layout(kind: str, paths: list[str], report: ReadReport) -> Any:
-    """The CSV header or Parquet schema the inputs ``paths`` share (None for JSONL); without
-    ``paths``, the first an input has. Inputs whose layouts differ are refused."""
+    """The CSV header or Parquet schema the inputs ``paths`` share (without ``paths``: the first)."""
     if kind == "jsonl":
         return None
-    if not paths:  # no record to write, yet a header or a schema
+    if not paths:  # no record to write, but a header or a schema
         found = (record_layout(kind, s.path, report.options) for s in report.sources.values())
         return next((layout for layout in found if layout is not None), None)
     what, first = "header" if kind == "csv" else "schema", None
@@ -564,18 +541,17 @@ def _layout(kind: str, paths: list[str], report: ReadReport) -> Any:
 def _record_sink(
     kind: str, raw: IO[bytes] | gzip.GzipFile, layout: Any, out: str, encoding: str, read_with: str
 ) -> Iterator[Any]:
-    """Where the records read again go: JSONL lines as read, CSV rows under the header ``layout``,
-    record batches under the Parquet schema ``layout``."""
+    """Where the records read again go, under the CSV header or Parquet schema ``layout``."""
     if kind == "jsonl":
         yield raw.write
     elif kind == "csv":
         text = io.TextIOWrapper(raw, encoding=encoding, errors="surrogateescape", newline="")
         rows = CsvRows(text, delimiter=output_delimiter(out, read_with))
-        if layout is not None:  # no header: no row to write either
+        if layout is not None:  # no header: no row either
             rows.writerow(layout)
         yield rows.writerow
         text.flush()
-        text.detach()  # the caller closes the file under it
+        text.detach()
     else:
         pq = optional_module("pyarrow.parquet", "pyarrow", "writing Parquet files")
         if layout is None:
@@ -588,7 +564,7 @@ def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterato
     """Each document's path as the file system holds it, a line each (``null``: NUL-ended)."""
     for doc in documents:
         name = os.fsencode(doc.source)
-        if not null and re.search(rb"[\x00-\x1f\x7f]", name):  # a newline would make one path two
+        if not null and re.search(rb"[\x00-\x1f\x7f]", name):
             raise UsageError(
                 f"{display(path)} lists one path per line, but the file name {doc.source!r} holds a control "
                 "character (a newline would make it two paths); give --null for NUL-ended paths "
@@ -600,12 +576,7 @@ def _path_lines(documents: Sequence[Document], path: str, null: bool) -> Iterato
 def records_writer(
     kind: str, path: str, report: ReadReport, chosen: Sequence[int], args: argparse.Namespace
 ) -> Writer:
-    """Write the documents ``chosen`` (indices into ``report.documents``) as records, in input order:
-    JSONL lines byte for byte, CSV rows under the inputs' header, Parquet rows with their schema;
-    for ``.txt`` files their paths (NUL-ended with ``args.null``). ``.gz``/``.zst`` compress.
-
-    The records are read again (:func:`~neardup_lab.readers.records_again`) and must be what was
-    read, whole if fingerprinted; an input changed, cut short or unreadable since is refused.
+    """Write the documents ``chosen`` as their records, read again (a changed input is refused).
 
     >>> import pathlib, tempfile
     >>> from neardup_lab.readers import read_inputs
@@ -619,7 +590,7 @@ def records_writer(
     b'{"text": "rain", "n": 1}\\n'
     """
     documents = [report.documents[i] for i in sorted(chosen)]
-    grouped: dict[str, dict[int, Document]] = {}  # by input, by line or row
+    grouped: dict[str, dict[int, Document]] = {}  # by input, then by line or row
     for doc in documents:
         grouped.setdefault(doc.source, {})[doc.line or 0] = doc
 

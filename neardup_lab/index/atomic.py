@@ -1,14 +1,5 @@
-"""Writing a file so that it is all there or not at all: written and synced under a temporary name
-next to where it goes, then renamed into place (POSIX ``rename`` replaces atomically).
-
-The saved index and the command line's outputs both write this way. It lives with the index, the
-lowest tool that writes files: the command line already builds on the index, while a home in
-``cli/`` would make the index import the command line.
-
-New files and folders are created with the mode a plain ``open()`` or ``mkdir`` gives, the kernel
-applying the umask (which is never read or set: that would change the process, and is not
-thread-safe); a file that replaces another takes that one's mode.
-"""
+"""Writing a file all or nothing: written and synced under a temporary name beside it, then renamed
+into place. New files get the mode ``open()`` gives (the umask is never set: not thread-safe)."""
 
 from __future__ import annotations
 
@@ -18,16 +9,17 @@ import io
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import IO, Any, BinaryIO, TypeVar
 
-__all__ = ["written_aside", "atomic_writer", "sync_folder"]
+__all__ = ["written_aside", "atomic_writer", "sync_folder", "utf8_text"]
 __all__ += ["create_temporary_file", "create_temporary_folder", "UnsafeLink", "followed_for_writing"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no such flag
 _MAX_LINKS = 40  # links followed in one path at most, as the kernel itself allows
 _SHARED = stat.S_ISVTX | stat.S_IWOTH  # a sticky folder anyone may write to, such as /tmp
+T = TypeVar("T")
 
 
 class UnsafeLink(PermissionError):
@@ -35,9 +27,7 @@ class UnsafeLink(PermissionError):
 
 
 def _check_link(link: str, info: os.stat_result, folder: str) -> None:
-    """Refuse ``link`` (its ``lstat`` is ``info``) as the kernel's protected-symlinks rule would: in
-    a sticky folder anyone may write to, a link is followed only if this user or the folder's
-    owner owns it. Applied here because a path resolved in Python escapes the kernel's check."""
+    """Refuse ``link`` as the kernel's protected-symlinks rule would (a Python-resolved path escapes it)."""
     uid = os.geteuid()
     if info.st_uid == uid:
         return
@@ -53,10 +43,8 @@ def _check_link(link: str, info: os.stat_result, folder: str) -> None:
 
 
 def followed_for_writing(path: str | os.PathLike[str]) -> str:
-    """The absolute path ``path`` leads to, every link on the way followed as the kernel follows it;
-    a link another user planted in a sticky folder anyone may write to (such as /tmp), owned
-    neither by the folder's owner nor by this user, raises :class:`UnsafeLink`. Names that do not
-    exist yet are kept as they are. No ``..`` is tidied as text: it is taken after the links before it.
+    """The absolute path ``path`` leads to, links followed as the kernel does; a link planted by
+    another user in a sticky shared folder (/tmp) raises :class:`UnsafeLink`.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -96,18 +84,18 @@ def followed_for_writing(path: str | os.PathLike[str]) -> str:
     return here
 
 
-def _temporary_names(folder: str | os.PathLike[str], prefix: str) -> Iterator[str]:
+def _create(folder: str | os.PathLike[str], prefix: str, make: Callable[[str], T]) -> T:
+    """``make(name)`` for a new name ``prefix`` + a random tail in ``folder``, retried on FileExistsError."""
     for _ in range(100):
-        yield os.path.join(folder or ".", f"{prefix}{secrets.token_hex(6)}")
+        with contextlib.suppress(FileExistsError):
+            return make(os.path.join(folder or ".", f"{prefix}{secrets.token_hex(6)}"))
     raise FileExistsError(f"no free temporary name in {os.fspath(folder)!r}")
 
 
 def create_temporary_file(
     folder: str | os.PathLike[str], prefix: str, like: str | os.PathLike[str] | None = None
 ) -> tuple[int, str]:
-    """Create a new file ``prefix`` + a random tail in ``folder``, exclusively and never through a
-    link: its descriptor (open for writing) and its path. It takes the mode of the file ``like``
-    when that exists (the one it will replace).
+    """Create a new file ``prefix`` + random tail in ``folder``, never through a link: fd and path.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -117,16 +105,15 @@ def create_temporary_file(
     True
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    for name in _temporary_names(folder, prefix):
-        try:
-            fd = os.open(name, flags, 0o666)
-        except FileExistsError:
-            continue
+
+    def make(name: str) -> tuple[int, str]:
+        fd = os.open(name, flags, 0o666)
         if like is not None:
             with contextlib.suppress(OSError):
                 os.chmod(name, os.stat(like).st_mode & 0o777)
         return fd, name
-    raise AssertionError("unreachable: _temporary_names raises when it runs out")
+
+    return _create(folder, prefix, make)
 
 
 def create_temporary_folder(parent: str | os.PathLike[str], prefix: str) -> Path:
@@ -137,13 +124,12 @@ def create_temporary_folder(parent: str | os.PathLike[str], prefix: str) -> Path
     ...     create_temporary_folder(tmp, ".tmp-idx-").is_dir()
     True
     """
-    for name in _temporary_names(parent, prefix):
-        try:
-            os.mkdir(name, 0o777)
-        except FileExistsError:
-            continue
+
+    def make(name: str) -> Path:
+        os.mkdir(name, 0o777)
         return Path(name)
-    raise AssertionError("unreachable: _temporary_names raises when it runs out")
+
+    return _create(parent, prefix, make)
 
 
 def sync_folder(path: str | os.PathLike[str]) -> None:
@@ -161,9 +147,7 @@ def sync_folder(path: str | os.PathLike[str]) -> None:
 
 @contextlib.contextmanager
 def written_aside(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, str]]:
-    """A new temporary file next to ``path``, open for writing, and its name; synced to disk when
-    the block ends, removed if it raises. Renaming it into place is the caller's move (several
-    files can then be committed together).
+    """A new temporary file beside ``path`` and its name; synced at the end, removed if the block raises.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -187,10 +171,17 @@ def written_aside(path: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, str]
 
 
 @contextlib.contextmanager
+def utf8_text(raw: IO[bytes]) -> Iterator[io.TextIOWrapper]:
+    """``raw`` as UTF-8 text (lone surrogates escaped), flushed and detached when the block ends."""
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="", errors="backslashreplace")
+    yield text
+    text.flush()
+    text.detach()
+
+
+@contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
-    """Open a file that replaces ``path`` once the block succeeds (:func:`written_aside`, then
-    renamed into place); if the block raises, ``path`` is left as it was. Text is UTF-8, a lone
-    surrogate (from an undecodable file name) written as a backslash escape.
+    """Open a file that replaces ``path`` if the block succeeds (text as ``utf8_text`` writes it).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -203,10 +194,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         if binary:
             yield raw
         else:
-            text = io.TextIOWrapper(raw, encoding="utf-8", newline="", errors="backslashreplace")
-            yield text
-            text.flush()
-            text.detach()
+            with utf8_text(raw) as text:
+                yield text
     try:
         os.replace(staged, path)
     except BaseException:

@@ -1,26 +1,22 @@
-"""How a saved index lies on disk: one folder, written atomically, read defensively.
-
-An index is a folder::
+"""How a saved index lies on disk: a folder, written atomically, read defensively::
 
     my-index/
         index.json          format, settings, document count, generation, data file and its SHA-256
         data-000003.npz     the arrays, and a header repeating everything index.json says but the checksum
         .lock               taken while a run writes
 
-The header puts every setting that shapes the bits under the checksum in ``index.json``, so an
-edited ``index.json`` is refused as damaged, naming the field. The arrays are plain numbers and
-UTF-8 bytes with offsets, loaded with ``allow_pickle=False``: opening an index never runs code.
-No file of the folder is opened through a symbolic link or when it is not a regular file. A change
-is a new data file (temporary name, fsync, rename) committed by atomically replacing ``index.json``;
-a new index is built in a staging folder and renamed into place: a run killed at any moment leaves
-the old index intact, and the next save removes what it left. :mod:`~neardup_lab.index.store`
-holds what the arrays mean.
+The header puts the settings under the checksum: an edited ``index.json`` is refused as damaged.
+Arrays are loaded with ``allow_pickle=False`` (opening an index never runs code), and no file is
+opened through a link or when not regular. A change is a new data file committed by replacing
+``index.json``; a new index is built in a staging folder and renamed into place, so a killed run
+leaves the old index intact.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -44,7 +40,7 @@ from .atomic import atomic_writer, create_temporary_file, create_temporary_folde
 
 try:
     import fcntl
-except ImportError:  # Windows and the browser: no file locks; the generation check alone guards an update
+except ImportError:  # Windows and the browser: the generation check alone guards an update
     HAS_LOCKS = False
 else:
     HAS_LOCKS = True
@@ -55,8 +51,7 @@ __all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "OnDis
 __all__ += ["Loaded", "write_new", "write_update", "read_index", "pack_strings", "unpack_strings"]
 
 FORMAT_NAME = "neardup-lab-index"
-#: Version 2 repeats the settings inside the data file, under its checksum; version 3 stores
-#: strings as UTF-8 bytes with offsets and remembers the input files added (version 2 is still read).
+#: 3: strings as UTF-8 bytes with offsets, and the input files added (version 2 is still read).
 FORMAT_VERSION = 3
 _OLDEST_READ = 2
 #: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
@@ -65,22 +60,19 @@ NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 SHINGLE_HASH = "word:byte-lane-words-ngram-ids/2;char:xxh3-64-utf8/1;exact:xxh3-128-word-hashes/2"
 META_NAME = "index.json"
 LOCK_NAME = ".lock"
-#: The arrays of a data file. ``ids`` and ``id_offsets`` are the document ids (see
-#: :func:`pack_strings`), ``shingle_ids`` and ``shingle_offsets`` an
-#: :class:`~neardup_lab.support.spans.Ragged`, ``exact_keys`` the 128-bit keys as two uint64.
-#: ``source_*`` describe each input file added: its name (packed like ids), its
-#: ``(st_dev, st_ino)`` and the SHA-256 of its bytes.
+#: The arrays of a data file: ids packed (:func:`pack_strings`), shingle ids as a ragged array,
+#: exact keys as two uint64, and each input file added: name, ``(st_dev, st_ino)``, SHA-256.
 ARRAYS: tuple[str, ...] = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 ARRAYS += ("source_names", "source_name_offsets", "source_inodes", "source_digests")
 _V2_ARRAYS = ("ids", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no such flag (and no symlinks a user makes lightly)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has no such flag
 _HEADER = "header"  # data-file member: JSON of the index.json fields that shape the bits
 _HEADER_KEYS = (
     *("format", "format_version", "normalization", "shingle_hash", "settings", "documents", "generation"),
 )
 _META_KEYS = (*_HEADER_KEYS, "data_file", "data_sha256", "written_by")
 _BUILD_MARKER = ".building"  # in a staging folder, locked while its build runs
-# What a staging folder may hold; a folder with anything else is not ours to delete.
+# What a staging folder may hold; one with anything else is not ours to delete.
 _STAGED_NAME = re.compile(r"\.lock|\.building|index\.json|data-\d{6,}\.npz|\.tmp-.+")
 _DATA_NAME = re.compile(r"data-(\d{6,})\.npz")
 _MAX_META_BYTES = 1 << 20
@@ -116,9 +108,7 @@ class IndexExistsError(StoreError):
 
 
 def check_index_settings(settings: object) -> Settings:
-    """``settings`` if an index can hold them: a :class:`~neardup_lab.settings.Settings` as is.
-
-    ``verify``, ``bbits`` and ``keeper`` must keep their defaults; anything else is a ValueError.
+    """``settings`` if an index can hold them (``verify``, ``bbits``, ``keeper`` at their defaults).
 
     >>> check_index_settings(Settings(verify="estimate"))
     Traceback (most recent call last):
@@ -150,9 +140,6 @@ class OnDisk(NamedTuple):
 
 def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -> OnDisk:
     """Create the index ``folder`` (which must not exist) holding ``arrays``: all of it or nothing.
-
-    It is built in a staging folder next to ``folder`` and renamed into place; staging folders
-    that killed builds left there are removed first.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -189,7 +176,7 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        with contextlib.suppress(OSError):  # a run killed before this leaves it; the next save removes it
+        with contextlib.suppress(OSError):  # left by a killed run: the next save removes it
             (folder / _BUILD_MARKER).unlink()
     finally:
         if marker is not None:
@@ -198,11 +185,7 @@ def write_new(folder: Path, arrays: dict[str, np.ndarray], settings: Settings) -
 
 
 def write_update(seen: OnDisk, arrays: dict[str, np.ndarray], settings: Settings) -> OnDisk:
-    """Commit ``arrays`` as the next generation of the index read as ``seen``.
-
-    Only under the folder's lock and if ``index.json`` is still the one seen (no other run wrote
-    meanwhile); then older data files and what killed runs left are removed.
-    """
+    """Commit ``arrays`` as the next generation of the index ``seen``, if no other run wrote it since."""
     folder = seen.folder
     with _locked(folder):
         try:
@@ -245,14 +228,14 @@ def _write_generation(
         members: dict[str, Any] = {**arrays, _HEADER: np.array(_canonical(header))}
         np.savez(f, **members)
     with _open_regular(folder / data_name) as f:
-        sha256 = _sha256_of(f)
+        sha256 = hashlib.file_digest(f, "sha256").hexdigest()
     written_by = f"neardup_lab {__version__}"
     meta = {**header, "data_file": data_name, "data_sha256": sha256, "written_by": written_by}
     meta_bytes = (json.dumps(meta, indent=2) + "\n").encode("utf-8")
     try:
         with atomic_writer(folder / META_NAME, binary=True) as f:
             f.write(meta_bytes)
-    except BaseException:  # no index.json names the new data file: do not leave it (a full disk)
+    except BaseException:  # no index.json names the new data file: remove it
         with contextlib.suppress(OSError):
             (folder / data_name).unlink()
         raise
@@ -266,13 +249,6 @@ def _data_name(generation: int) -> str:
 def _canonical(value: object) -> str:
     """One JSON text per value, so "the same settings" is equality of strings."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
-
-
-def _sha256_of(f: IO[bytes]) -> str:
-    digest = hashlib.sha256()
-    for block in iter(lambda: f.read(1 << 20), b""):
-        digest.update(block)
-    return digest.hexdigest()
 
 
 # ----- opening files, locks, leftovers of killed builds -----------------------------------------
@@ -295,8 +271,8 @@ def _open_file(path: Path, flags: int, refuse: Callable[[bool], Exception]) -> i
     return fd
 
 
-def _open_regular(path: Path) -> IO[bytes]:
-    """Open ``path`` for reading; IsADirectoryError for a link and anything but a regular file."""
+def _open_regular(path: Path) -> io.BufferedReader:
+    """Open ``path`` for reading; IsADirectoryError for a link or anything but a regular file."""
 
     def refuse(link: bool) -> OSError:
         what = "a symbolic link, not a regular file" if link else "not a regular file"
@@ -307,10 +283,7 @@ def _open_regular(path: Path) -> IO[bytes]:
 
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder/.lock`` (POSIX); released when the process ends.
-
-    A ``.lock`` that is a link (to a system file, say) is refused, so what it points to is not touched.
-    """
+    """Hold an exclusive lock on ``folder/.lock`` (POSIX); a ``.lock`` that is a link is refused."""
     if not HAS_LOCKS:
         yield
         return
@@ -340,11 +313,7 @@ def _locked(folder: Path) -> Iterator[None]:
 
 
 def _mark_as_building(staging: Path) -> int | None:
-    """Put a locked build marker in ``staging``; return its descriptor (the lock lasts while it is open).
-
-    Locked before it gets its name, so a run looking for dead builds never finds it unlocked while
-    this build lives; the lock ends with the process, however it dies.
-    """
+    """Put a build marker in ``staging``, locked before it is named; return its fd (holding the lock)."""
     if not HAS_LOCKS:
         return None
     fd, tmp = create_temporary_file(staging, ".tmp-building-")
@@ -382,7 +351,7 @@ def _is_dead_build(folder: Path) -> bool:
     if not names or not all(_STAGED_NAME.fullmatch(name) for name in names):
         return False
     if _BUILD_MARKER not in names:
-        # Killed in the instant between creating its marker and naming it: only age tells.
+        # Killed between creating its marker and naming it: only age tells.
         return len(names) == 1 and names[0].startswith(".tmp-building-") and age > _UNMARKED_BUILD_SECONDS
     marker = folder / _BUILD_MARKER
     try:
@@ -403,8 +372,7 @@ def _is_dead_build(folder: Path) -> bool:
 
 
 class Loaded(NamedTuple):
-    """A checked index as read: its settings, its arrays (see :data:`ARRAYS`), where it lies, and
-    the document ids and input file names the arrays hold, decoded."""
+    """A checked index as read: settings, arrays (:data:`ARRAYS`), where it lies, ids and file names."""
 
     settings: Settings
     arrays: dict[str, np.ndarray]
@@ -414,10 +382,7 @@ class Loaded(NamedTuple):
 
 
 def read_index(folder: Path) -> Loaded:
-    """Read and check the index in ``folder``: format, checksum, header, settings and arrays.
-
-    Nothing on disk is changed; an index a writer replaces meanwhile is read again. The errors
-    (:class:`CorruptIndexError`, :class:`IndexVersionError`, :class:`StoreError`) say what to do.
+    """Read and check the index in ``folder`` (changing nothing); read again if a writer replaced it.
 
     >>> read_index(Path("no-such-index"))
     Traceback (most recent call last):
@@ -464,7 +429,7 @@ def _damaged(shown: str, what: str) -> CorruptIndexError:
 
 
 class _LongNumber:
-    """Stands for an integer in ``index.json`` too long to be anything but damage."""
+    """An integer in ``index.json`` too long to be anything but damage."""
 
     def __init__(self, digits: int) -> None:
         self.digits = digits
@@ -479,7 +444,7 @@ def _parse_int(text: str) -> int | _LongNumber:
 
 
 def _load_json(text: str) -> object:
-    """``json.loads`` that never builds a huge int and reports deep nesting as ValueError."""
+    """``json.loads`` that builds no huge int; deep nesting is a ValueError."""
     if nested_too_deeply(text):
         raise ValueError("it is nested too deeply")
     try:
@@ -496,7 +461,7 @@ def _read_meta(folder: Path, shown: str) -> bytes:
         raise CorruptIndexError(
             f"{shown} has no {META_NAME}, so it is not a neardup-lab index (or it is damaged)"
         ) from None
-    except IsADirectoryError as err:  # a link, a folder, a FIFO...: never part of an index
+    except IsADirectoryError as err:  # a link, a folder, a FIFO
         raise StoreError(
             f"cannot read {META_NAME} in {shown}: it is {err.strerror}; an index holds only regular files "
             "(restore the index from a backup or rebuild it)"
@@ -552,7 +517,7 @@ def _parse_meta(meta_bytes: bytes, shown: str) -> tuple[dict, Settings]:
             shown, f"{META_NAME} names data_file {meta['data_file']!r} for generation {meta['generation']}"
         )
     data = meta.get("settings")
-    try:  # stored settings always name their banding: optimal_params is never searched on open
+    try:  # stored settings name their banding: no optimal_params search on open
         for name in ("bands", "rows"):
             if isinstance(data, dict) and data.get(name, 0) is None:
                 raise ValueError(f"{name} must be an int, got None")
@@ -574,7 +539,7 @@ def _flatten(block: dict) -> dict[str, object]:
 
 
 def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
-    """Compare ``index.json`` with what the data file (under the checksum) was written with."""
+    """Compare ``index.json`` with the header the data file was written with."""
     data_file = meta["data_file"]
     try:
         if header.dtype.kind != "U" or header.shape != ():
@@ -598,10 +563,7 @@ def _check_header(meta: dict, header: np.ndarray, shown: str) -> None:
 def _load_data(
     data_path: Path, sha256: str, shown: str, names: tuple[str, ...]
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """The arrays and header of a data file whose checksum matches; FileNotFoundError if it is gone.
-
-    Opened once, so the bytes checked are the bytes loaded even if a writer removes the file.
-    """
+    """The arrays and header of a data file, opened once, whose checksum matches (gone: FileNotFoundError)."""
     try:
         f = _open_regular(data_path)
     except FileNotFoundError:
@@ -611,7 +573,7 @@ def _load_data(
             f"the data file {data_path.name} of the index {shown} cannot be read ({err.strerror or err})"
         ) from None
     with f:
-        if _sha256_of(f) != sha256:
+        if hashlib.file_digest(f, "sha256").hexdigest() != sha256:
             raise _damaged(shown, f"{data_path.name} does not match the checksum in {META_NAME}")
         f.seek(0)
         if f.read(4) != b"PK\x03\x04":
@@ -628,11 +590,7 @@ def _load_data(
 
 
 def _check_members(f: IO[bytes], size: int, shown: str, names: tuple[str, ...]) -> None:
-    """Refuse, before numpy allocates anything, members that are not plain arrays this file can hold.
-
-    ``np.savez`` stores members uncompressed, so a member that claims more than the file (a zip
-    bomb, a forged ``.npy`` header) is damage, not a reason to allocate terabytes.
-    """
+    """Refuse, before numpy allocates, members that are not plain arrays or claim more than the file."""
     readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
     with zipfile.ZipFile(f) as archive:
         infos = archive.infolist()
@@ -656,11 +614,7 @@ def _check_members(f: IO[bytes], size: int, shown: str, names: tuple[str, ...]) 
 
 
 def pack_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """``(offsets, data)``: the strings' UTF-8 bytes end to end (uint8) and where each starts (int64).
-
-    String ``i`` is ``data[offsets[i]:offsets[i + 1]]``, so a long string costs its own length,
-    not that length times the number of strings. A lone surrogate (from an undecodable file
-    name) is kept as its 3-byte code, so :func:`unpack_strings` gives back the same strings.
+    """``(offsets, data)``: the strings' UTF-8 bytes end to end and where each starts (lone surrogates kept).
 
     >>> offsets, data = pack_strings(["a", "é", ""])
     >>> offsets.tolist(), data.tobytes()
@@ -689,7 +643,7 @@ def unpack_strings(offsets: np.ndarray, data: np.ndarray) -> list[str]:
 
 
 def _from_version_2(arrays: dict[str, np.ndarray], n: int, shown: str) -> dict[str, np.ndarray]:
-    """The arrays of a version-2 data file (ids a fixed-width unicode array, no input files) as version 3."""
+    """The arrays of a version-2 data file (ids as a unicode array, no input files) as version 3."""
     ids = arrays["ids"]
     if ids.dtype.kind != "U" or ids.shape != (n,):
         raise CorruptIndexError(

@@ -1,20 +1,15 @@
-"""Which input files an index holds: the same file is the same inode with the same bytes.
-
-Ids made from paths change with the spelling of a path (absolute, another working folder, a link),
-so an index also remembers each added file's ``(st_dev, st_ino)`` and SHA-256, and refuses a file
-that matches both. A copy (another inode) or a file rewritten in place (other bytes) is new.
-"""
+"""Which input files an index holds: the same inode with the same bytes (path spellings vary)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from typing import NamedTuple
+
+from ..readers.files import NotRegular, open_regular
 
 __all__ = ["FileIdentity", "identify"]
 
-_BLOCK = 1 << 20
 _U64 = (1 << 64) - 1  # the index stores 64 bits (Windows may give a 128-bit st_ino)
 
 
@@ -37,19 +32,11 @@ def identify(path: str | os.PathLike) -> FileIdentity | None:
     ...     identify(path) == identify(os.path.join(tmp, "b.txt"))
     True
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        f, _ = open_regular(os.fspath(path))
+        with f:
+            info = os.fstat(f.fileno())
+            digest = hashlib.file_digest(f, "sha256").digest()
+    except (OSError, NotRegular):
         return None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        digest = hashlib.sha256()
-        try:
-            for block in iter(lambda: f.read(_BLOCK), b""):
-                digest.update(block)
-        except OSError:
-            return None
-    return FileIdentity(info.st_dev & _U64, info.st_ino & _U64, digest.digest())
+    return FileIdentity(info.st_dev & _U64, info.st_ino & _U64, digest)

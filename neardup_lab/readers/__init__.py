@@ -1,26 +1,8 @@
-"""Read documents from files a reader brings: folders of .txt, JSONL, CSV, Parquet.
+"""Read documents from folders of .txt files, JSONL, CSV and Parquet files.
 
-Every input becomes a :class:`Document` with a stable id or a :class:`Problem` naming the file,
-line and reason: nothing is dropped without a trace. One module reads each format
-(:mod:`.text_files`, :mod:`.jsonl`, :mod:`.delimited`, :mod:`.parquet`) and reads chosen records
-again to copy them; :mod:`.records` and :mod:`.files` hold what they share; :mod:`.inputs` reads
-a list of inputs.
-
-Ids come from the path as given, so a command run from the same folder gives the same ids on any
-machine: a ``.txt`` file's is its path, a JSONL or CSV record's ``path:line`` (the line it starts
-on), a Parquet row's ``path:row``; or the record's own (``id_field``, a dotted path into nested
-objects; ``id_column``), which must be present (``missing-id``), a string or a whole number
-(``bad-id``) and unique (``duplicate-id``).
-
-Rules for every input: text decodes with ``encoding`` (a UTF-8 byte-order mark is accepted); a
-NUL byte early on is ``binary``; a document over ``max_bytes`` is ``too-large``, with reads
-bounded by the bytes actually read; only regular files are opened (``not-regular``: nothing can
-make a run wait); a folder's links are not followed (``link``) unless ``follow_links``, and never
-out of the folder (``link-escape``); each file is read once however named (``duplicate-input``,
-``link-loop``); a path is never tidied as text, and a file is opened by the path that names it;
-``.gz`` and ``.zst`` files are decompressed in bounded steps (``damaged`` names where reading
-stopped); an unclosed CSV quote is ``bad-csv`` and the lines after it are read again; blank
-lines are counted, not problems. An empty document is still a document.
+Every input becomes a :class:`Document` or a :class:`Problem` naming the file, line and reason:
+nothing is dropped without a trace. Only regular files are opened, reads are bounded by
+``max_bytes``, and each file is read once however named.
 
 >>> import json, os, tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -58,7 +40,7 @@ from .records import (
     check_encoding,
 )
 
-DEFAULT_MAX_BYTES = limits.DEFAULT_MAX_BYTES  # readers read limits' own when they run
+DEFAULT_MAX_BYTES = limits.DEFAULT_MAX_BYTES  # readers read limits' own at run time
 
 __all__ = [
     # what reading gives

@@ -1,8 +1,4 @@
-"""CSV and TSV files: a header, then one document a row, its text in a column.
-
-Records are split as ``csv.reader`` (default dialect) splits them, but here: its field size limit
-is process-wide, which a library must not change; a record limit from ``max_bytes`` bounds reads.
-"""
+"""CSV and TSV files: a header, then one document a row (split here: csv's field limit is process-wide)."""
 
 from __future__ import annotations
 
@@ -30,7 +26,7 @@ from .records import (
 
 
 def csv_delimiter(path: str | os.PathLike, delimiter: str | None = None) -> str:
-    """The delimiter given (one character, no quote or line break), else a tab for ``.tsv``, a comma.
+    """The delimiter given (one character, no quote or line break), else a tab for ``.tsv``, or a comma.
 
     >>> csv_delimiter("a.tsv.gz"), csv_delimiter("a.csv"), csv_delimiter("a.csv", ";")
     ('\\t', ',', ';')
@@ -46,14 +42,13 @@ class _RecordTooLarge(Exception):
     """A CSV record grew past the record limit."""
 
 
-_FIELD, _UNQUOTED, _QUOTED = range(3)  # where the splitter is in a record: at a field's start, in one
-# A quoted field's text up to its closing quote (a quote that is not doubled).
+_FIELD, _UNQUOTED, _QUOTED = range(3)  # where the splitter is: at a field's start, in one
+# A quoted field's text up to its closing quote (one not doubled).
 _QUOTED_TEXT = re.compile(r'(?:[^"]++|"")*+')
 
 
 class _Records:
-    """The records of a CSV text stream, read line by line, each within ``limit`` characters; ``at``
-    counts the lines read, and those of the last record are kept to be read again (``reread``)."""
+    """The records of a CSV text stream, each within ``limit`` characters; ``at`` counts the lines."""
 
     def __init__(self, text: IO[str], delimiter: str, limit: int, at: Cursor) -> None:
         self.text, self.delimiter, self.limit, self.at = text, delimiter, limit, at
@@ -71,14 +66,9 @@ class _Records:
         self.at.line -= len(self.lines) - 1
 
     def next(self) -> tuple[list[str], bool] | None:
-        """The next record as (fields, closed), ``[]`` for a blank line, None at the end of the file;
-        ``closed`` is False when the file ends inside a quoted field. Raises ``_RecordTooLarge``.
-
-        Splits as ``csv.reader`` does: a quote opens a quoted field only at its start, ``""`` in one
-        is a quote, text after its closing quote joins the field, and a line break in it belongs to it.
-        """
+        """The next record as (fields, closed), ``[]`` if blank, None at the end; as ``csv.reader`` splits."""
         fields: list[str] = []
-        piece: list[str] = []  # the parts of the field being read
+        piece: list[str] = []  # parts of the field being read
         state, size, delimiter = _FIELD, 0, self.delimiter
         self.lines = []
         while True:
@@ -96,7 +86,7 @@ class _Records:
             pos, end = 0, len(body)
             while True:
                 if state == _QUOTED:
-                    quoted = _QUOTED_TEXT.match(body, pos)  # it matches no text too: always found
+                    quoted = _QUOTED_TEXT.match(body, pos)  # always found (it matches no text too)
                     stop = quoted.end() if quoted else pos
                     piece.append(body[pos:stop].replace('""', '"'))
                     if stop == end:
@@ -126,10 +116,6 @@ def csv_rows(
 ) -> Generator[tuple[int, list[str]] | Problem | None, None, None]:
     """The records of a CSV file, header first, as ``(start line, fields)``; None for a blank line.
 
-    Bytes that do not decode are ``surrogateescape`` characters (encoded back, the bytes read). An
-    unclosed quote is a Problem, and the lines it swallowed are read again (in the header, reading
-    stops); a record too long for a document of ``max_bytes`` (0: no limit) stops reading.
-
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     with open(os.path.join(tmp, "a.csv"), "w", encoding="utf-8") as f:
@@ -140,7 +126,7 @@ def csv_rows(
     path = os.fspath(path)
     source, delimiter = display(path), csv_delimiter(path, delimiter)
     max_bytes = limits.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    # Characters: the text column and as much again (capped where a read size must stop).
+    # Characters: the text column and as much again (capped to a valid read size).
     limit = min(2 * max_bytes + 1_000_000, sys.maxsize - 1) if max_bytes else 0
 
     def read(raw: BinaryIO, at: Cursor) -> Iterator[tuple[int, list[str]] | Problem | None]:
@@ -256,9 +242,7 @@ def csv_header(path: str, options: ReadOptions) -> list[str] | None:
 
 
 def csv_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[list[str]]:
-    """The rows ``wanted`` (by start line) of the CSV file at ``path`` read again, in file order, each
-    a list of every field; each must read as the Document it gave the first time
-    (:class:`~.records.Again`), else :class:`~.records.InputChanged`.
+    """The rows ``wanted`` (by start line) of the CSV file ``path`` read again and checked, in order.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -271,7 +255,7 @@ def csv_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -
     """
     again = Again(display(path), wanted, "line")
     with contextlib.closing(csv_rows(path, options.encoding, options.max_bytes, options.delimiter)) as rows:
-        records = (item for item in rows if isinstance(item, tuple))  # problems: their rows are not found
+        records = (item for item in rows if isinstance(item, tuple))
         header = next(records, (0, []))[1]
         readable = options.missing_column(header) is None
         for start, row in records:

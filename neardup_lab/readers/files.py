@@ -31,15 +31,14 @@ FORMATS = {
 }
 #: Endings of compressed files, with the module that reads each and its package.
 COMPRESSIONS = {".gz": ("gzip", "the standard library"), ".zst": ("zstandard", "zstandard")}
-#: Byte-order marks of encodings in which lines cannot be found byte by byte (UTF-32 first: it starts alike).
+#: Byte-order marks of encodings whose lines cannot be found byte by byte (UTF-32 first: it starts alike).
 WIDE_BOMS = {codecs.BOM_UTF32_LE: "UTF-32", codecs.BOM_UTF32_BE: "UTF-32"}
 WIDE_BOMS |= {codecs.BOM_UTF16_LE: "UTF-16", codecs.BOM_UTF16_BE: "UTF-16"}
 T = TypeVar("T")
 
 
 def display(path: str | os.PathLike[str]) -> str:
-    """The path as given, with forward slashes: how ids and messages name it. Only ``.`` and doubled
-    slashes are tidied; ``..`` stays (after a link it leads elsewhere than the text says).
+    """The path as given, with forward slashes; ``..`` stays (after a link it leads elsewhere).
 
     >>> display("./news//a.txt"), display("data/link/..")
     ('news/a.txt', 'data/link/..')
@@ -87,9 +86,7 @@ installed; pip install nosuch, or pip install 'neardup-lab[formats]' for every o
 
 
 def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
-    """Which reader an input needs (a key of ``FORMATS``): ``fmt``, else by the name's ending
-    (before ``.gz``/``.zst``); a folder holds ``.txt`` files. A package it needs and lacks is an
-    :class:`~neardup_lab.readers.InputError` before anything is read.
+    """Which reader an input needs: ``fmt``, else by the name's ending; a missing package fails here.
 
     >>> detect_format("day1.jsonl"), detect_format("notes.TXT"), detect_format("x.dat", "csv")
     ('jsonl', 'txt', 'csv')
@@ -121,7 +118,7 @@ def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
 
 
 def check_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
-    """The input paths as strings, each known to exist and to be named once (however spelled).
+    """The input paths as strings, each existing and named once.
 
     >>> check_inputs([".", "./"])
     Traceback (most recent call last):
@@ -164,7 +161,7 @@ class NotRegular(ValueError):
 
 
 def check_regular(mode: int) -> None:
-    """Raise :class:`NotRegular`, saying what it is, unless ``mode`` (``st_mode``) is a regular file's.
+    """Raise :class:`NotRegular` unless ``mode`` (``st_mode``) is a regular file's.
 
     >>> check_regular(os.stat(".").st_mode)
     Traceback (most recent call last):
@@ -176,12 +173,8 @@ def check_regular(mode: int) -> None:
 
 
 def open_regular(path: str, *, follow_links: bool = True) -> tuple[io.BufferedReader, int]:
-    """Open ``path`` for reading if it is a regular file (or, ``follow_links``, a link to one): it
-    and its size.
-
-    Checked before opening (a device is never opened) and on the open file (the name may have
-    changed); the open does not wait, so not even a pipe slipped in can hang a run. Raises
-    :class:`NotRegular` or :class:`OSError` (a link not to be followed: ``ELOOP``).
+    """Open ``path`` if it is a regular file (or a link to one): it and its size. Checked before and
+    after an open that does not wait (a pipe slipped in cannot hang a run).
 
     >>> open_regular(".")
     Traceback (most recent call last):
@@ -202,8 +195,7 @@ def open_regular(path: str, *, follow_links: bool = True) -> tuple[io.BufferedRe
 
 
 class _ZstdFrames(io.RawIOBase):
-    """The frames of a zstandard file decompressed in bounded steps; data cut off inside a frame
-    raises :class:`EOFError` (``zstandard``'s own reader stops without a word)."""
+    """A zstandard file's frames decompressed in bounded steps; a cut-off frame raises EOFError."""
 
     def __init__(self, f: BinaryIO, zstandard: ModuleType) -> None:
         self._f, self._zstd = f, zstandard
@@ -225,7 +217,7 @@ class _ZstdFrames(io.RawIOBase):
             while chunk:
                 out.append(self._frame.decompress(chunk))
                 self._in_frame, chunk = not self._frame.eof, b""
-                if self._frame.eof:  # the next frame, if any, starts in the unused bytes
+                if self._frame.eof:  # the next frame starts in the unused bytes
                     chunk = self._frame.unused_data
                     self._frame = self._zstd.ZstdDecompressor().decompressobj()
             self._pending = memoryview(b"".join(out))
@@ -237,7 +229,7 @@ class _ZstdFrames(io.RawIOBase):
 
 
 class _Decompressed(io.BufferedReader):
-    """A buffered decompressed stream that also closes the file under it."""
+    """A decompressed stream that also closes the file under it."""
 
     def __init__(self, stream: io.RawIOBase | gzip.GzipFile, file: BinaryIO) -> None:
         super().__init__(stream, buffer_size=1 << 16)
@@ -251,7 +243,7 @@ class _Decompressed(io.BufferedReader):
 
 
 def read_at_most(f: IO[bytes], limit: int) -> bytes:
-    """Up to ``limit`` bytes of ``f`` (0: all), read in steps: memory follows the bytes there are.
+    """Up to ``limit`` bytes of ``f`` (0: all), read in steps (memory follows the bytes there are).
 
     >>> read_at_most(io.BytesIO(b"heavy rain"), 5), read_at_most(io.BytesIO(b"heavy rain"), 10**12)
     (b'heavy', b'heavy rain')
@@ -266,7 +258,7 @@ def read_at_most(f: IO[bytes], limit: int) -> bytes:
 
 
 def read_errors() -> tuple[type[BaseException], ...]:
-    """What reading a (compressed) file may raise when its data is damaged or cut off.
+    """What reading a compressed file may raise when its data is damaged or cut off.
 
     >>> EOFError in read_errors()
     True
@@ -278,8 +270,7 @@ def read_errors() -> tuple[type[BaseException], ...]:
 def open_input(
     path: str | os.PathLike[str], *, follow_links: bool = True
 ) -> tuple[io.BufferedReader, int | None]:
-    """Open a regular input file (``open_regular``), decompressed as its name says: it and its
-    size (None when compressed). Raises :class:`OSError` or :class:`ValueError`.
+    """Open a regular input file, decompressed as its name says: it and its size (None if compressed).
 
     >>> import gzip, os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -335,7 +326,7 @@ def open_problem(source: str, err: OSError | NotRegular) -> Problem:
 
 
 def damaged(source: str, line: int | None, err: BaseException) -> Problem:
-    """The problem of compressed data found damaged or cut off on ``line`` (None: before any line).
+    """The problem of compressed data damaged or cut off on ``line`` (None: before any line).
 
     >>> damaged("a.jsonl.gz", 3, EOFError("cut off")).message[-56:]
     'reading stopped at line 3; the lines before it were read'
@@ -347,7 +338,7 @@ def damaged(source: str, line: int | None, err: BaseException) -> Problem:
 def undecodable(
     source: str, data: bytes, err: UnicodeDecodeError, encoding: str, first_line: int = 1
 ) -> Problem:
-    """The ``undecodable`` problem of ``data`` (which starts on ``first_line``), on the line that fails.
+    """The ``undecodable`` problem of ``data`` (starting on ``first_line``), on the line that fails.
 
     >>> err = UnicodeDecodeError("utf-8", b"ok\\n\\xff", 3, 4, "invalid start byte")
     >>> print(undecodable("a.txt", b"ok\\n\\xff", err, "utf-8"))
@@ -368,11 +359,7 @@ class Cursor:
 def read_guarded(
     path: str, read: Callable[[BinaryIO, Cursor], Iterator[T]], first_line: int = 0
 ) -> Generator[T | Problem, None, None]:
-    """What ``read`` yields from the input ``path`` (:func:`open_input`), then any problem met.
-
-    ``read`` gets the file if its first bytes show no whole-file problem (:func:`sniff`), and a
-    :class:`Cursor` at ``first_line`` to move as it reads. A file that cannot be opened, is binary,
-    is damaged or fails part way gives one Problem, after what was read before.
+    """What ``read(f, cursor)`` yields from ``path``, then one Problem if opening or reading fails.
 
     >>> [p.reason for p in read_guarded("no-such.jsonl", lambda f, at: iter([f.read()]))]
     ['unreadable']
@@ -399,8 +386,7 @@ def read_guarded(
 
 
 def read_again(path: str, items: Callable[[BinaryIO], Iterator[T]]) -> Generator[T, None, None]:
-    """``items(f)`` of the input ``path`` opened again (:func:`open_input`); a file that cannot be
-    opened or read (gone, damaged) raises :class:`~.records.InputChanged` naming it.
+    """``items(f)`` of ``path`` opened again; a file that fails raises :class:`~.records.InputChanged`.
 
     >>> list(read_again("no-such.jsonl", lambda f: iter([f.read()])))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -413,6 +399,6 @@ file or directory: 'no-such.jsonl')
     try:
         f, _ = open_input(path)
         with f:
-            yield from items(f)  # what the caller does between items raises there, not here
+            yield from items(f)  # the caller's errors between items raise there, not here
     except errors as err:
         raise InputChanged(f"{display(path)} cannot be read again ({err})") from None

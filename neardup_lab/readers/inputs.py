@@ -1,4 +1,4 @@
-"""Reading a list of inputs of any format: the reader each one needs, and one report of them all."""
+"""Reading a list of inputs of any format into one report."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _read_any(
         yield from read_folder(path, options.encoding, options.max_bytes, seen, follow_links=follow)
         return
     again = seen.file(os.path.realpath(path), source)
-    if again or kind == "txt":  # opened by the path shown, which its id and any list of paths give
+    if again or kind == "txt":  # opened by the path shown, which is its id
         yield again or read_txt_file(source, source, options.encoding, options.max_bytes)
     else:
         yield from {"jsonl": read_jsonl, "csv": read_csv, "parquet": read_parquet}[kind](path, options)
@@ -39,11 +39,7 @@ def _read_any(
 def iter_records(
     path: str | os.PathLike, *, fmt: str = "auto", **options: Any
 ) -> Iterator[Document | Problem]:
-    """Yield a :class:`~neardup_lab.readers.Document` or a :class:`~neardup_lab.readers.Problem` for
-    every record of one input, in order; ``fmt`` and the ``options`` are those of :func:`read_inputs`.
-
-    Blank lines and non-``.txt`` files in folders are passed over here; :func:`read_inputs` counts
-    them, and checks that no two documents share an id.
+    """Yield a Document or a Problem for every record of one input (options as :func:`read_inputs`).
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -85,22 +81,10 @@ def read_inputs(
 ) -> ReadReport:
     """Read every input into one :class:`~neardup_lab.readers.ReadReport`, in the order given.
 
-    ``fmt`` is a key of ``FORMATS`` or ``"auto"`` (by file name); the text is in the JSONL ``field`` or
-    the CSV/Parquet ``column``; ``id_field`` and ``id_column`` name a record's own id; ``max_bytes``
-    (default :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`; 0: no limit) refuses larger documents;
-    ``delimiter`` is the CSV delimiter (default ``,``, a tab for ``.tsv``); ``progress``, if given, is
-    a callable taking an iterable and returning one (such as ``tqdm``) that records pass through;
-    ``fingerprints`` gives each Document the fingerprint of its whole record, for :func:`records_again`.
-
-    In folders, only regular files are opened: pipes, devices and sockets are problems
-    (``not-regular``), and so are symbolic links (``link``) unless ``follow_links``; then a link is
-    followed if it stays inside the folder given (``link-escape``, ``link-loop`` otherwise). A path
-    is never tidied as text: ``data/link/..`` is the folder the system finds there.
-
-    Raises :class:`~neardup_lab.readers.InputError` before reading anything when an input does not
-    exist, is given twice, has a format that cannot be told or needs a package that is missing, or
-    when an option is wrong or an id option applies to no input. Per-record trouble never raises: it
-    becomes a Problem, and so does a document whose id an earlier one has (``duplicate-id``).
+    ``fmt``: a key of ``FORMATS`` or ``"auto"``; the text is in the JSONL ``field`` or the CSV/Parquet
+    ``column``; ``id_field``/``id_column`` name a record's own id; ``max_bytes`` (0: no limit);
+    ``progress`` wraps the records read (``tqdm``); ``fingerprints`` for :func:`records_again`.
+    A bad input or option raises :class:`~neardup_lab.readers.InputError` before reading.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -116,15 +100,15 @@ def read_inputs(
     options = ReadOptions(
         field, column, encoding, most, delimiter, id_field, id_column, fingerprints, follow_links
     )
-    # fail on an unknown format or a missing package before anything is read
+    # an unknown format or a missing package fails before anything is read
     kinds = {display(p): detect_format(p, fmt) for p in checked}
-    if id_field is not None and "jsonl" not in kinds.values():  # an id option no input can use is a mistake
+    if id_field is not None and "jsonl" not in kinds.values():
         raise InputError("--id-field names a field of JSONL records, but no input is a JSONL file")
     if id_column is not None and not {"csv", "parquet"} & set(kinds.values()):
         raise InputError("--id-column names a CSV or Parquet column, but no input is a CSV or Parquet file")
     report = ReadReport(options=options)
     report.sources = {display(p): InputFile(p, kinds[display(p)]) for p in checked if not os.path.isdir(p)}
-    first_with: dict[str, Document] = {}  # each id, and the document that has it
+    first_with: dict[str, Document] = {}
     read_already = ReadAlready()
     for p in checked:
         items: Iterable[object] = _read_any(p, fmt, options, read_already)
@@ -148,10 +132,8 @@ def read_inputs(
 def records_again(
     kind: str, path: str, wanted: Mapping[int, Document], options: ReadOptions
 ) -> Iterator[Any]:
-    """The records ``wanted`` (by line or row number) of the ``kind`` input ``path`` read again with
-    the ``options`` of the first read, in file order: JSONL lines as bytes, CSV rows as lists of
-    fields, Parquet rows as record batches. Each must read as the Document it gave the first time
-    (with fingerprints: the whole record); else :class:`~neardup_lab.readers.InputChanged`.
+    """The records ``wanted`` (by line or row) of ``path`` read again, in file order; each must read
+    as the Document it gave first, else :class:`~neardup_lab.readers.InputChanged`.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -170,8 +152,7 @@ def records_again(
 
 
 def record_layout(kind: str, path: str, options: ReadOptions) -> Any:
-    """What every record of the ``kind`` input ``path`` shares, read again: a CSV file's header, a
-    Parquet file's schema; None for JSONL, or when it cannot be read.
+    """A CSV file's header or a Parquet file's schema, read again; None for JSONL or when unreadable.
 
     >>> record_layout("csv", "no-such.csv", ReadOptions()) is None
     True

@@ -26,17 +26,12 @@ from .records import (
 
 
 def _line_limit(max_bytes: int) -> int:
-    """Longest JSONL line read, in bytes (0: no limit): JSON may spell a character in six bytes
-    (``\\u0001``), and a record holds other fields too; a longer line cannot be a document."""
+    """Longest JSONL line read, in bytes (0: no limit): a character may take six (``\\u0001``)."""
     return min(6 * max_bytes + 1_000_000, sys.maxsize - 1) if max_bytes else 0
 
 
 def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None]]:
-    """Each line of a JSONL file as ``(number, bytes)``, 1-based, as read (less a UTF-8 byte-order mark).
-
-    A line too long to hold a document of ``max_bytes`` (default
-    :data:`~neardup_lab.support.limits.DEFAULT_MAX_BYTES`; 0: no limit) comes as ``(number, None)``
-    and is passed over in bounded steps, never held in memory.
+    """Each line of a JSONL file as ``(number, bytes)``; one too long for ``max_bytes`` as ``(number, None)``.
 
     >>> import io
     >>> list(jsonl_lines(io.BytesIO(b'{"text": "a"}\\n\\n{"text": "b"}')))
@@ -46,7 +41,7 @@ def jsonl_lines(f: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[int
     for number, line in enumerate(iter(lambda: f.readline(limit + 1 if limit else -1), b""), 1):
         if limit and len(line) > limit and not line.endswith(b"\n"):
             while (rest := f.readline(limits.SKIP_STEP)) and not rest.endswith(b"\n"):
-                pass  # the rest of the line, passed over in bounded steps
+                pass
             yield number, None
         else:
             yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
@@ -56,10 +51,7 @@ _ABSENT = object()
 
 
 def record_value(record: dict, path: str) -> object:
-    """The value at ``path`` in a JSON object: a key, or a dotted path into nested objects.
-
-    A key that holds dots itself is found first. Where there is no value, a private marker
-    (not None, which JSON may hold) comes back; test it with ``is``, as below.
+    """The value at ``path`` (a key, or a dotted path) in a JSON object, or a private marker.
 
     >>> record = {"meta": {"id": 7}, "a.b": 1}
     >>> record_value(record, "meta.id"), record_value(record, "a.b")
@@ -78,14 +70,13 @@ def record_value(record: dict, path: str) -> object:
 
 
 def nested_too_deeply(text: str) -> bool:
-    """Whether arrays and objects nest more than :data:`~neardup_lab.support.limits.MAX_JSON_NESTING` deep
-    in the JSON ``text`` (brackets inside strings do not count).
+    """Whether arrays and objects nest more than ``limits.MAX_JSON_NESTING`` deep in JSON ``text``.
 
     >>> nested_too_deeply('{"a": [1, [2]], "b": "[[["}'), nested_too_deeply("[" * 101 + "]" * 101)
     (False, True)
     """
     if text.count("[") + text.count("{") <= limits.MAX_JSON_NESTING:
-        return False  # the common case, without a pass over the text
+        return False  # the common case
     depth = 0
     for bracket in _BRACKET.findall(_STRING.sub("", text)):
         depth += 1 if bracket in "[{" else -1
@@ -109,7 +100,7 @@ def _parse(line: str) -> tuple[object, str | None]:
         return None, f"{err.msg} (column {err.colno})"
     except RecursionError:
         return None, "values are nested too deeply to read; flatten the record"
-    except ValueError as err:  # Python refuses to convert integers with too many digits
+    except ValueError as err:  # an integer with too many digits
         return None, f"cannot be read safely ({str(err).split(';')[0]}); store long numbers as strings"
 
 
@@ -136,7 +127,7 @@ def _record(source: str, number: int, line: str, raw: bytes, opts: ReadOptions) 
         doc_id, error = own_id(value, f"field {opts.id_field!r}", "id-field")
         if error is not None:
             return Problem(source, number, "bad-id", error)
-    # The line feed a later append may add to the last line is no part of the record.
+    # A line feed a later append may add to the last line is no part of the record.
     whole = raw.removesuffix(b"\n") if opts.fingerprints else None
     return record_document(source, number, text, opts.max_bytes, doc_id, whole)
 
@@ -175,9 +166,7 @@ def read_jsonl(path: str, options: ReadOptions) -> Iterator[Document | Problem |
 
 
 def jsonl_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[bytes]:
-    """The lines ``wanted`` (by number) of the JSONL file at ``path`` read again, in file order, each
-    as read and ending in a line feed; each must read as the Document it gave the first time
-    (:class:`~.records.Again`), else :class:`~.records.InputChanged`.
+    """The lines ``wanted`` of the JSONL file ``path`` read again and checked, each ending in ``\\n``.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -193,8 +182,8 @@ def jsonl_again(path: str, wanted: Mapping[int, Document], options: ReadOptions)
         for number, raw in lines:
             if again.wants(number):
                 again.check(number, _line(again.source, number, raw, options))
-                assert raw is not None  # a line too long read as a Problem, never as the Document wanted
+                assert raw is not None  # a line too long is a Problem, never the Document wanted
                 yield raw if raw.endswith(b"\n") else raw + b"\n"
-                if not again.left:  # stop before damage further on, which the first read reported
+                if not again.left:  # stop before damage further on (the first read reported it)
                     return
     again.finish()

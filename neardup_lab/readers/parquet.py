@@ -1,5 +1,4 @@
-"""Parquet files (with the optional ``pyarrow``): one document a row, its text in a column, read in
-record batches of :data:`~neardup_lab.support.limits.PARQUET_BATCH_ROWS`; its id ``path:row`` or its own."""
+"""Parquet files (with the optional ``pyarrow``): one document a row, read in record batches."""
 
 from __future__ import annotations
 
@@ -32,7 +31,7 @@ def _rows(
     """The rows of ``batch``, numbered ``numbers``, as Documents or Problems."""
     texts = _column(batch, options.column)
     ids = [None] * batch.num_rows if options.id_column is None else _column(batch, options.id_column)
-    if texts is None or ids is None:  # read again from a file rewritten meanwhile
+    if texts is None or ids is None:  # a file rewritten meanwhile
         yield from (Problem(source, row, "missing-parquet-column", "") for row in numbers)
         return
     wholes = batch.to_pylist() if options.fingerprints else [None] * len(texts)
@@ -43,7 +42,7 @@ def _rows(
 def _row(
     source: str, row: int, text: object, own: object, whole: object, options: ReadOptions
 ) -> Document | Problem:
-    """One Parquet row as a Document, or the Problem that keeps it out (``own``: its id column's value)."""
+    """One Parquet row as a Document, or the Problem that keeps it out (``own``: its id column)."""
     if not isinstance(text, str):
         message = f"column {options.column!r} holds {describe(text)}, not a string"
         return Problem(source, row, "not-text", message)
@@ -59,8 +58,7 @@ def _row(
 
 
 def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem]:
-    """Each row of the Parquet file at ``path`` as a Document or a Problem; without ``pyarrow``, an
-    :class:`~neardup_lab.readers.InputError` naming the package to install.
+    """Each row of the Parquet file at ``path`` as a Document or a Problem.
 
     >>> import os, tempfile
     >>> import pyarrow as pa, pyarrow.parquet as pq
@@ -71,7 +69,7 @@ def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem
     """
     source = display(path)
     pq = optional_module(*_NEEDS)
-    errors = (sys.modules["pyarrow"].ArrowException, OSError, ValueError)  # what a damaged file raises
+    errors = (sys.modules["pyarrow"].ArrowException, OSError, ValueError)  # of a damaged file
     try:
         f, _ = open_regular(path)
     except (OSError, NotRegular) as err:
@@ -95,7 +93,7 @@ def read_parquet(path: str, options: ReadOptions) -> Iterator[Document | Problem
             detail = f"several columns are named {repeated[0]!r}, so which one to read is unclear"
             yield Problem(source, None, "repeated-parquet-column", f"{detail}; give them distinct names")
             return
-        # A fingerprint is of the whole row; else only the columns used (one read once for both).
+        # A fingerprint is of the whole row; else only the columns used are read.
         columns = None if options.fingerprints else sorted(wanted, key=names.index)
         try:
             for batch in parquet.iter_batches(batch_size=limits.PARQUET_BATCH_ROWS, columns=columns):
@@ -120,9 +118,7 @@ def parquet_schema(path: str) -> Any:
 
 
 def parquet_again(path: str, wanted: Mapping[int, Document], options: ReadOptions) -> Iterator[Any]:
-    """The rows ``wanted`` (by row number) of the Parquet file at ``path`` read again, in file order,
-    as record batches of every column; each row must read as the Document it gave the first time
-    (:class:`~.records.Again`), else :class:`~.records.InputChanged`.
+    """The rows ``wanted`` of the Parquet file ``path`` read again and checked, as record batches.
 
     >>> import os, tempfile
     >>> import pyarrow as pa, pyarrow.parquet as pq
@@ -135,7 +131,7 @@ def parquet_again(path: str, wanted: Mapping[int, Document], options: ReadOption
     """
     pq = optional_module(*_NEEDS)
     pa = sys.modules["pyarrow"]
-    again, first = Again(display(path), wanted, "row"), 1  # first: the number of the batch's first row
+    again, first = Again(display(path), wanted, "row"), 1  # first: the batch's first row
     read = read_again(path, lambda f: pq.ParquetFile(f).iter_batches(limits.PARQUET_BATCH_ROWS))
     with contextlib.closing(read) as batches:
         for batch in batches:

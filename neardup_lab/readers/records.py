@@ -1,5 +1,4 @@
-"""What reading gives (documents, problems, the report of a run), the options, and what every
-reader does with a record (its size, its own id, its fingerprint), each message written once."""
+"""What reading gives, its options, and what every reader does with a record."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ LIMIT_HINT = "raise the limit with --max-bytes (0 for none) if you mean it"
 
 
 class InputError(ValueError):
-    """An input cannot be used at all (missing path, unknown format, bad option): the run stops
-    before anything is read (a :class:`Problem` skips one record)."""
+    """An input cannot be used at all (missing path, unknown format, bad option): nothing is read."""
 
 
 class InputChanged(InputError):
@@ -53,8 +51,7 @@ class InputChanged(InputError):
 
 @dataclass(frozen=True)
 class Document:
-    """One document: a stable ``id``, its ``text``, its ``source``, the ``line`` its record starts on
-    (a Parquet row; None for a ``.txt`` file), and if asked for, its record's :func:`fingerprint`.
+    """A document: ``id``, ``text``, ``source``, the ``line`` (or row) it starts on, its fingerprint.
 
     >>> Document("a.txt", "heavy rain", "a.txt").id
     'a.txt'
@@ -69,8 +66,7 @@ class Document:
 
 @dataclass(frozen=True)
 class Problem:
-    """An input that was skipped: where (``line`` None: the whole file), why (a key of
-    ``REASONS``), and what to do.
+    """An input skipped: where (``line`` None: the whole file), why (a key of ``REASONS``), what to do.
 
     >>> print(Problem("a.jsonl", 3, "missing-field", "no field 'text'"))
     a.jsonl:3: missing JSON field: no field 'text'
@@ -107,8 +103,7 @@ class InputFile(NamedTuple):
 
 @dataclass
 class ReadReport:
-    """Everything read from a list of inputs: documents, problems, counts, the real path of every
-    file read (no output may be one), each input by source, and the options it was read with."""
+    """Everything read from a list of inputs: documents, problems, counts, files read, options."""
 
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -141,8 +136,7 @@ class OtherFile:
 
 
 def check_encoding(encoding: object) -> str:
-    """``encoding`` if it is a text encoding in which ASCII bytes are ASCII (lines are found byte by
-    byte); else an :class:`InputError` saying why.
+    """``encoding`` if ASCII bytes are ASCII in it (lines are found byte by byte); else InputError.
 
     >>> check_encoding("utf-8-sig"), check_encoding("latin-1")
     ('utf-8-sig', 'latin-1')
@@ -157,7 +151,7 @@ def check_encoding(encoding: object) -> str:
         codecs.lookup(encoding)
     except LookupError:
         raise InputError(f"unknown encoding {encoding!r}; try utf-8, latin-1 or cp1252") from None
-    try:  # rot13 and base64 are codecs but not text encodings; "undefined" refuses everything
+    try:  # rot13 and base64 are codecs, not text encodings
         "a".encode(encoding)
     except (LookupError, UnicodeError):
         raise InputError(f"{encoding!r} is not a text encoding; try utf-8, latin-1 or cp1252") from None
@@ -173,13 +167,13 @@ def check_encoding(encoding: object) -> str:
     return encoding
 
 
-# Every ASCII byte, and an escape that escape-decoding codecs would turn into another character.
+# Every ASCII byte, and an escape that escape-decoding codecs would change.
 _ASCII = bytes(range(128)) + b"\\u00e9"
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How records are read, checked when made: a bad option stops a run before anything is read.
+    """How records are read; checked when made, so a bad option stops a run before reading.
 
     >>> ReadOptions(encoding="utf-16")
     Traceback (most recent call last):
@@ -254,8 +248,7 @@ def describe(value: object) -> str:
 
 
 def own_id(value: object, what: str, option: str) -> tuple[str | None, str | None]:
-    """A record's own id from ``value`` (a non-empty string or a whole number) and None, or None and
-    why not; ``what`` says where the value is, ``option`` which option asked.
+    """A record's own id from ``value`` (a non-empty string or a whole number) and None, or None and why.
 
     >>> own_id(17, "field 'id'", "id-field"), own_id(True, "field 'id'", "id-field")[0]
     (('17', None), None)
@@ -271,9 +264,7 @@ def own_id(value: object, what: str, option: str) -> tuple[str | None, str | Non
 def record_document(
     source: str, line: int, text: str, max_bytes: int, doc_id: str | None, whole: object = None
 ) -> Document | Problem:
-    """The record at ``source:line`` as a Document (id ``doc_id``, else ``source:line``; the
-    fingerprint of ``whole``, the record, if given), or ``too-large`` when its text is over
-    ``max_bytes`` UTF-8 bytes.
+    """The record at ``source:line`` as a Document (id ``doc_id``, else ``source:line``), or too-large.
 
     >>> record_document("a.jsonl", 3, "heavy rain", 100, None).id
     'a.jsonl:3'
@@ -289,8 +280,7 @@ def record_document(
 
 
 def fingerprint(record: object) -> bytes:
-    """16 bytes of the SHA-256 of a whole record: its bytes (a JSONL line), or the ``repr`` of its
-    fields (a CSV row, a Parquet row's values by name), which tells every field apart.
+    """16 bytes of the SHA-256 of a whole record: its bytes, or the ``repr`` of its fields.
 
     >>> fingerprint(["a,b"]) == fingerprint(["a", "b"])
     False
@@ -300,8 +290,7 @@ def fingerprint(record: object) -> bytes:
 
 
 class Again:
-    """The records of one input read again, by number: each must read as the Document it gave the
-    first time (text, id, fingerprint) and be found, else :class:`InputChanged`.
+    """The records of one input read again: each must be found and be the Document read first.
 
     >>> again = Again("a.jsonl", {3: Document("x", "rain", "a.jsonl", 3)}, "line")
     >>> again.wants(3)
@@ -321,7 +310,7 @@ not the record read)
         return number in self.left
 
     def check(self, number: int, again: object) -> None:
-        """Tick record ``number`` off if ``again``, how it reads now, is the Document read first."""
+        """Tick record ``number`` off if ``again`` (how it reads now) is the Document read first."""
         if again != self.wanted[number]:
             raise self.changed(f"{self.unit} {number} is not the record read")
         self.left.discard(number)

@@ -1,10 +1,4 @@
-""".txt files and folders of them: one file is one document, its id its path.
-
-Folders are walked without recursion, however deep, in sorted order; each file and folder is
-read once per run, however many names or links lead to it (:class:`ReadAlready`). Links in a
-folder are reported, not followed, unless asked; then only those that stay inside the folder.
-Entries that are not regular files (pipes, devices, sockets) are reported and never opened.
-"""
+""".txt files and folders of them: one file is one document, its id its path."""
 
 from __future__ import annotations
 
@@ -33,10 +27,7 @@ from .records import LIMIT_HINT, Document, OtherFile, Problem, too_large
 def read_txt_file(
     path: str, source: str, encoding: str, max_bytes: int, *, follow_links: bool = True
 ) -> Document | Problem:
-    """The ``.txt`` file at ``path`` as one Document (id and source: ``source``), or its Problem;
-    without ``follow_links``, a link there is not opened.
-
-    Reads at most one byte past ``max_bytes`` (0: no limit), whatever size the file claims.
+    """The ``.txt`` file ``path`` as a Document (id ``source``) or its Problem; reads bounded by max_bytes.
 
     >>> read_txt_file("no-such.txt", "no-such.txt", "utf-8", 100).reason
     'unreadable'
@@ -54,7 +45,7 @@ def read_txt_file(
         except read_errors() as err:
             return damaged(source, None, err)
         except OSError as err:
-            return Problem(source, None, "unreadable", f"cannot be read ({err.strerror or err})")
+            return open_problem(source, err)
     if max_bytes and len(data) > max_bytes:
         message = f"holds more than the limit of {max_bytes} bytes (more than its size said); {LIMIT_HINT}"
         return Problem(source, None, "too-large", message)
@@ -71,8 +62,7 @@ def read_txt_file(
 
 @dataclass
 class ReadAlready:
-    """What one run has read so far: files by real path, folders by ``(st_dev, st_ino)``, each with
-    the path shown when first read, to name it when the same file or folder turns up again.
+    """What one run has read: files by real path, folders by ``(st_dev, st_ino)``, with the name shown.
 
     >>> seen = ReadAlready()
     >>> seen.file("/data/a.txt", "a.txt") is None, seen.file("/data/a.txt", "./a.txt").reason
@@ -91,10 +81,7 @@ class ReadAlready:
         return Problem(source, None, "duplicate-input", message)
 
     def folder(self, key: tuple[int, int], source: str, real: str, parent: str | None) -> Problem | None:
-        """None the first time a folder is met; else a ``link-loop`` or ``duplicate-input`` problem.
-
-        ``parent`` is the real path of the folder holding the link (None for an input).
-        """
+        """None the first time a folder is met; else a ``link-loop`` or ``duplicate-input`` problem."""
         if key not in self.folders:
             self.folders[key] = (source, real)
             return None
@@ -108,7 +95,7 @@ class ReadAlready:
 
 @dataclass(frozen=True)
 class _ToRead:
-    """A .txt file found in a folder: the path it is opened by (the one shown), its real path."""
+    """A .txt file found in a folder: the path shown (and opened), its real path."""
 
     path: str
     real: str
@@ -116,8 +103,7 @@ class _ToRead:
 
 @dataclass(frozen=True)
 class _Descend:
-    """A folder to walk: the path it is listed by (the one shown), its path below the input, its real
-    path, its ``(st_dev, st_ino)`` and the real path of the folder holding it (None for the input)."""
+    """A folder to walk: shown, relative and real paths, ``(st_dev, st_ino)``, the parent's real path."""
 
     path: str
     rel: str
@@ -132,8 +118,7 @@ def _inside(real: str, top: str) -> bool:
 
 
 def _followed(path: str, top: _Descend, shown: str) -> tuple[str, os.stat_result] | Problem:
-    """Where the link ``path`` leads (its real path, and what is there), or the problem of a link
-    that leads out of the input folder ``top`` (``link-escape``), round in a loop or nowhere."""
+    """Where the link ``path`` leads (real path, stat), or its Problem (out of ``top``, a loop, nowhere)."""
     real = os.path.realpath(path)
     if not _inside(real, top.real):
         message = (
@@ -154,12 +139,12 @@ def _followed(path: str, top: _Descend, shown: str) -> tuple[str, os.stat_result
 def _classify(
     entry: os.DirEntry, here: _Descend, top: _Descend, rel: str, shown: str, follow: bool
 ) -> _ToRead | _Descend | Problem | OtherFile:
-    """What to do with one folder entry: read it, walk it, report it, or pass it over (another file)."""
+    """What to do with one folder entry: read it, walk it, report it, or pass it over."""
     is_txt = entry.name.lower().endswith(".txt")
     real = os.path.join(here.real, entry.name)
     try:
         info: os.stat_result | None = entry.stat(follow_symlinks=False)
-    except OSError:  # gone meanwhile: reading a .txt says so
+    except OSError:  # gone meanwhile: reading it says so
         info = None
     if info is not None and stat.S_ISLNK(info.st_mode):
         if not follow:
@@ -184,8 +169,7 @@ def _classify(
 
 
 def _walk(top: _Descend, seen: ReadAlready, follow: bool) -> list[tuple[str, _ToRead | Problem | OtherFile]]:
-    """Every entry below ``top`` with its relative path, sorted by it; folders are entered depth first
-    in name order, once each (of two links to one folder, the first met is followed)."""
+    """Every entry below ``top`` with its relative path, sorted by it; each folder entered once."""
 
     def show(rel: str) -> str:
         return rel if top.path == "." else f"{top.path}/{rel}" if rel else top.path
@@ -220,13 +204,8 @@ def _walk(top: _Descend, seen: ReadAlready, follow: bool) -> list[tuple[str, _To
 def read_folder(
     path: str, encoding: str, max_bytes: int, seen: ReadAlready, *, follow_links: bool = False
 ) -> Iterator[Document | Problem | OtherFile]:
-    """The ``.txt`` files below a folder named as an input, in sorted order; the folder is read once
-    per run however it is spelled (``seen``), and other files come as :class:`~.records.OtherFile`.
-
-    Each file is opened by the path it is shown by (its id), which keeps the input's spelling
-    (``data/link/..`` stays so). Entries that are not regular files are reported, never opened.
-    Links are reported (``link``), or with ``follow_links`` followed while they stay inside the
-    folder (``link-escape``, ``link-loop`` otherwise).
+    """The ``.txt`` files below an input folder, in sorted order, each opened by the path shown (its id);
+    other entries as ``OtherFile`` or problems, links followed only with ``follow_links``.
 
     >>> [p.reason for p in read_folder("no-such-folder", "utf-8", 100, ReadAlready())]
     ['unreadable-folder']
