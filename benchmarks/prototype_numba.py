@@ -39,7 +39,7 @@ from bench_peers import run_neardup, score, true_pairs, write_corpus  # noqa: E4
 from common import machine_line  # noqa: E402
 
 from neardup_lab.engine import pipeline  # noqa: E402
-from neardup_lab.engine.tokenize import _IN_WORD_TABLE, _LANE_MIX, _LENGTH_MIX, _POLY  # noqa: E402
+from neardup_lab.engine.tokenize import _IN_WORD_TABLE, _LENGTH_MIX, _POLY  # noqa: E402
 from neardup_lab.engine.verify import pack_id_sets  # noqa: E402
 from neardup_lab.oph import _seed_offset, densify  # noqa: E402
 from neardup_lab.settings import Settings  # noqa: E402
@@ -59,7 +59,7 @@ def _splitmix64(z: np.uint64) -> np.uint64:
 
 
 @njit(nogil=True)
-def _sign_ascii(buf, starts, ends, in_word, k, num_perm, seed_offset, poly, lane_mix, length_mix):
+def _sign_ascii(buf, starts, ends, in_word, k, num_perm, seed_offset, poly, length_mix):
     """Word hashes, shingle ids (in text order) and undensified signatures of the ASCII
     documents ``buf[starts[d]:ends[d]]``: the numpy path's arithmetic, one pass over the bytes."""
     n = len(starts)
@@ -71,28 +71,28 @@ def _sign_ascii(buf, starts, ends, in_word, k, num_perm, seed_offset, poly, lane
     words, made = 0, 0
     for d in range(n):
         first_word = words
-        # One pass over the bytes: a word's bytes go lower-cased into 8-byte lanes as they are
-        # read; a lane is mixed when full or when its word ends (at a separator or the end).
-        total, value, lane, shift, length = np.uint64(0), np.uint64(0), 0, 0, 0
-        for at in range(starts[d], ends[d] + 1):
-            byte = buf[at] if at < ends[d] else 32  # compared as small ints: uint64 vs int goes by float
-            if in_word[byte]:
-                if 65 <= byte <= 90:
-                    byte += 32
-                value |= np.uint64(byte) << np.uint64(shift)
-                shift, length = shift + 8, length + 1
-                if shift < 64:
-                    continue
-            elif length == 0:
+        # A word's length starts its hash, so each word is measured first, then its bytes go
+        # lower-cased into 8-byte lanes, each taken in as soon as it is full (or the word ends).
+        at, end = starts[d], ends[d]
+        while at < end:
+            if not in_word[buf[at]]:
+                at += 1
                 continue
-            if shift:  # a full lane, or the last lane of a word that just ended
-                value = (value + np.uint64(lane) * poly) * lane_mix
-                total += value ^ (value >> np.uint64(31))
-                value, lane, shift = np.uint64(0), lane + 1, 0
-            if not in_word[byte]:
-                hashes[words] = _splitmix64(total ^ (np.uint64(length) * length_mix))
-                words += 1
-                total, lane, length = np.uint64(0), 0, 0
+            stop = at
+            while stop < end and in_word[buf[stop]]:
+                stop += 1
+            state = np.uint64(stop - at) * length_mix
+            for lane_start in range(at, stop, 8):
+                value = np.uint64(0)
+                for i in range(lane_start, min(lane_start + 8, stop)):
+                    byte = buf[i]
+                    if 65 <= byte <= 90:
+                        byte += 32
+                    value |= np.uint64(byte) << np.uint64(8 * (i - lane_start))
+                state = _splitmix64(state ^ value) ^ value  # hashing.absorb
+            hashes[words] = state
+            words += 1
+            at = stop
         count = words - first_word
         word_counts[d] = count
         shingles = count - k + 1 if count >= k else (1 if count > 0 else 0)
@@ -129,7 +129,7 @@ def prepare_compiled(docs, settings: Settings, ids: str = "sets") -> pipeline.Pr
     buf = np.frombuffer(b" ".join(parts), dtype=np.uint8)
     hashes, counts, shingles, id_counts, sigs = _sign_ascii(
         buf, starts, starts + sizes, _IN_WORD_TABLE, settings.k, settings.num_perm,
-        _seed_offset(settings.seed, 0x0E1), _POLY, _LANE_MIX, _LENGTH_MIX,
+        _seed_offset(settings.seed, 0x0E1), _POLY, _LENGTH_MIX,
     )  # fmt: skip
     fast_sigs = densify(sigs, settings.seed)
     fast_keys = pipeline.exact_keys(Ragged.from_counts(hashes, counts))

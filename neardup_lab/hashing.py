@@ -39,7 +39,8 @@ except ImportError:  # the same bits in plain Python, 10-30x slower on a short i
 
 # Not in __all__: the API reference would render the compiled functions with their one-word
 # docstrings; the module docstring describes them.
-__all__ = ["stable_hash", "hash_shingles", "splitmix64", "word_hash", "word_shingle_ids"]
+__all__ = ["stable_hash", "hash_shingles", "splitmix64", "absorb", "bytes_hash", "word_hash"]
+__all__ += ["word_shingle_ids"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -104,34 +105,53 @@ def splitmix64(values: np.ndarray) -> np.ndarray:
 # (:func:`~neardup_lab.engine.tokenize.shingle_id_batch`, tested equal to this definition).
 # They are other ids than hash_shingles', but again one id per distinct shingle.
 
-#: Multiplier of the polynomial that combines the k word hashes of a shingle (and offsets lanes).
+#: Multiplier of the polynomial that combines the k word hashes of a shingle.
 SHINGLE_POLY = 0x9E3779B97F4A7C15
-#: Multiplier that mixes each 8-byte lane of a word.
-LANE_MIX = 0xBF58476D1CE4E5B9
-#: Multiplier of a word's length, folded into its hash.
+#: Multiplier of a word's length, the starting state of its hash.
 LENGTH_MIX = 0xD6E8FEB86659FD93
 
 
 def _splitmix64_int(z: int) -> int:
-    return int(splitmix64(np.array([z & _MASK64], dtype=np.uint64))[0])
+    z = (z + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def absorb(state: int, lane: int) -> int:
+    """One step of :func:`word_hash`: the state after taking in one 8-byte ``lane``.
+
+    SplitMix64 of ``state ^ lane``, xored with the lane again. A lane that leads from a given
+    state to a chosen one would have to invert ``x -> splitmix64(x) ^ x``, which has no known
+    shortcut: a word with the hash of a given word takes about 2**64 tries to find, and any two
+    words with one hash about 2**32 (a sum of mixed lanes could be solved for a lane in a second).
+
+    >>> absorb(0, 1) != absorb(1, 0)
+    True
+    """
+    return _splitmix64_int(state ^ lane) ^ lane
+
+
+def bytes_hash(data: bytes) -> int:
+    """:func:`word_hash` of a word's UTF-8 ``data``: the state starts at its length times
+    ``LENGTH_MIX`` and takes in its 8-byte little-endian lanes (the last padded with zeros) in order.
+
+    >>> bytes_hash("rain".encode()) == word_hash("rain")
+    True
+    """
+    state = (len(data) * LENGTH_MIX) & _MASK64
+    for at in range(0, len(data), 8):
+        state = absorb(state, int.from_bytes(data[at : at + 8], "little"))
+    return state
 
 
 def word_hash(word: str) -> int:
-    """A 64-bit hash of one (normalised) word, the same in every process.
-
-    The UTF-8 bytes are cut into 8-byte little-endian lanes; lane ``j`` is offset by
-    ``j * SHINGLE_POLY``, multiplied by ``LANE_MIX`` and xor-shifted; the word's hash is
-    SplitMix64 of the lanes' sum xor its length times ``LENGTH_MIX``.
+    """A 64-bit hash of one (normalised) word, the same in every process (:func:`bytes_hash`).
 
     >>> word_hash("rain") == word_hash("rain") != word_hash("rains")
     True
     """
-    data = word.encode("utf-8", "surrogatepass")
-    total = 0
-    for j in range(0, len(data), 8):
-        lane = ((int.from_bytes(data[j : j + 8], "little") + (j // 8) * SHINGLE_POLY) * LANE_MIX) & _MASK64
-        total += lane ^ (lane >> 31)
-    return _splitmix64_int((total & _MASK64) ^ ((len(data) * LENGTH_MIX) & _MASK64))
+    return bytes_hash(word.encode("utf-8", "surrogatepass"))
 
 
 def word_shingle_ids(text: str, k: int = 5) -> np.ndarray:

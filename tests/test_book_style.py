@@ -54,10 +54,10 @@ def _prose_lines(markdown: str) -> list[str]:
     kept = []
     for line in markdown.splitlines():
         fence = _FENCE.match(line)
-        if fence and open_fences and fence.group(1).startswith(open_fences[-1][0]) and not fence.group(2):
-            if not fence.group(3).strip():
-                open_fences.pop()
-                continue
+        closes = fence and open_fences and fence.group(1).startswith(open_fences[-1][0])
+        if closes and not fence.group(2) and not fence.group(3).strip():
+            open_fences.pop()
+            continue
         if fence and not (open_fences and open_fences[-1][1]):
             directive = fence.group(2)
             open_fences.append((fence.group(1), directive is None or directive in _CODE_DIRECTIVES))

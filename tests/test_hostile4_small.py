@@ -90,3 +90,53 @@ def test_the_summary_says_what_max_df_ignored(tmp_path: Path) -> None:
 def test_settings_still_accept_the_share_and_the_count() -> None:
     assert Settings(max_df=1).max_df == 1 and Settings(max_df=0.5).max_df == 0.5
 
+
+
+# ----- the word hash itself: the attack that solved the old one finds nothing --------------------
+
+_MASK = (1 << 64) - 1
+_OLD_POLY, _OLD_LANE_MIX = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9  # the summed-lanes word hash
+
+
+def _old_mix(lane: int, j: int) -> int:
+    y = ((lane + j * _OLD_POLY) * _OLD_LANE_MIX) & _MASK
+    return y ^ (y >> 31)
+
+
+def _solved_partner(word: str) -> str:
+    """A 16-character word whose two lanes sum, once mixed, to the given word's: under the old
+    hash, a word with the same hash, found by inverting the mix of its second lane (a few million
+    random first halves are tried, in a few seconds, before a second half is all letters and digits)."""
+    lanes = [int.from_bytes(word.encode()[j : j + 8], "little") for j in (0, 8)]
+    total = np.uint64((_old_mix(lanes[0], 0) + _old_mix(lanes[1], 1)) & _MASK)
+    inverse = np.uint64(pow(_OLD_LANE_MIX, -1, 1 << 64))
+    allowed = np.zeros(256, dtype=bool)
+    allowed[np.frombuffer(b"abcdefghijklmnopqrstuvwxyz0123456789", dtype=np.uint8)] = True
+    rng = np.random.default_rng(7)
+    with np.errstate(over="ignore"):
+        for _ in range(100):
+            first = rng.choice(np.flatnonzero(allowed).astype(np.uint8), (1 << 18, 8))
+            y = first.copy().view("<u8").ravel() * np.uint64(_OLD_LANE_MIX)
+            y = total - (y ^ (y >> np.uint64(31)))
+            y ^= (y >> np.uint64(31)) ^ (y >> np.uint64(62))  # undoes y ^ (y >> 31)
+            second = (y * inverse - np.uint64(_OLD_POLY)).astype("<u8")
+            good = np.flatnonzero(allowed[second.view(np.uint8).reshape(-1, 8)].all(axis=1))
+            if len(good):
+                return (first[good[0]].tobytes() + second[good[0]].tobytes()).decode()
+    raise AssertionError("no partner found")
+
+
+def test_a_word_solved_for_the_old_hash_is_no_copy_now() -> None:
+    from neardup_lab.hashing import word_hash
+
+    target = "acct4f9k2m7q1z8x"
+    partner = _solved_partner(target)
+    assert partner != target
+    lanes = [int.from_bytes(partner.encode()[j : j + 8], "little") for j in (0, 8)]
+    target_lanes = [int.from_bytes(target.encode()[j : j + 8], "little") for j in (0, 8)]
+    old_sum = (_old_mix(lanes[0], 0) + _old_mix(lanes[1], 1)) & _MASK
+    assert old_sum == (_old_mix(target_lanes[0], 0) + _old_mix(target_lanes[1], 1)) & _MASK  # solved
+    assert word_hash(partner) != word_hash(target)
+    docs = [f"pay the invoice to account {target} today", f"pay the invoice to account {partner} today"]
+    assert dedup(docs, threshold=1.0).clusters == [[0], [1]]
+    assert not explain(*docs).exact_copy and explain(*docs).jaccard < 1

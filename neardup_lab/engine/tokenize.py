@@ -37,7 +37,7 @@ _IN_WORD_TABLE = ~np.array(_ENDS_WORD, dtype=np.bool_)
 # _LANE_MASK[n]: the low n bytes of a little-endian 8-byte lane.
 _LANE_MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _LENGTH_MIX = np.uint64(hashing.LENGTH_MIX)
-_LANE_MIX = np.uint64(hashing.LANE_MIX)
+_LONG_LANES = 64  # words of more bytes than 8 times this are hashed one by one
 
 
 def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
@@ -240,14 +240,16 @@ def _folded(code_point: int, size: int) -> bytes:
 
 
 def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """64-bit hashes of the words ``buffer[starts[i] : starts[i] + lengths[i]]``, all at once:
-    SplitMix64 of the word's length and the sum of its 8-byte lanes, lane ``j`` offset by a
-    multiple of ``j`` and mixed. ``buffer``: uint8, at least 8 bytes after the last word.
+    """:func:`~neardup_lab.hashing.word_hash` of the words ``buffer[starts[i] : starts[i] + lengths[i]]``,
+    all at once: lane ``j`` of every word with more than ``j`` lanes is taken in by one numpy pass
+    (the lanes of a word are chained, so a pass per lane position). Words of more than
+    ``_LONG_LANES`` lanes (no real word) are hashed one by one, which bounds the passes.
+    ``buffer``: uint8, at least 8 bytes after the last word.
 
     >>> buf = np.frombuffer(b"rain and rain" + bytes(8), dtype=np.uint8)
     >>> h = word_hashes(buf, np.array([0, 5, 9]), np.array([4, 3, 4]))
-    >>> bool(h[0] == h[2]), bool(h[0] == h[1])
-    (True, False)
+    >>> bool(h[0] == h[2]), bool(h[0] == h[1]), int(h[0]) == hashing.word_hash("rain")
+    (True, False, True)
     """
     starts = np.asarray(starts, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
@@ -256,34 +258,34 @@ def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     at_byte = np.lib.stride_tricks.as_strided(
         padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False
     )
-    total = _mixed_lanes(at_byte, starts, lengths, None)  # most words have one lane: no gathering
-    longer = np.flatnonzero(lengths > 8)
-    if len(longer):  # lanes 1, 2, ... of the longer words, summed per word
-        lanes = (lengths[longer] - 1) // 8
-        owner = np.repeat(np.arange(len(longer)), lanes.astype(np.intp, copy=False))
-        first_lane = np.cumsum(lanes) - lanes
-        index = np.arange(len(owner)) - first_lane[owner] + 1
-        mixed = _mixed_lanes(at_byte, starts[longer][owner], lengths[longer][owner], index)
-        with np.errstate(over="ignore"):
-            total[longer] += np.add.reduceat(mixed, first_lane.astype(np.intp, copy=False))
     with np.errstate(over="ignore"):
-        return splitmix64(total ^ (lengths.astype(np.uint64) * _LENGTH_MIX))
+        state = _absorbed(lengths.astype(np.uint64) * _LENGTH_MIX, _lane(at_byte, starts, lengths))
+    lanes = (lengths + 7) // 8
+    longer = np.flatnonzero((lanes > 1) & (lanes <= _LONG_LANES))
+    if len(longer):  # most lanes past the first belong to few words: take them in, longest first
+        longer = longer[np.argsort(-lanes[longer], kind="stable")]
+        sub, left = state[longer], lanes[longer]
+        for j in range(1, int(left[0])):
+            live = int(np.searchsorted(-left, -j, side="left"))  # the words with more than j lanes
+            at, size = starts[longer[:live]] + 8 * j, lengths[longer[:live]] - 8 * j
+            sub[:live] = _absorbed(sub[:live], _lane(at_byte, at, size))
+        state[longer] = sub
+    for word in np.flatnonzero(lanes > _LONG_LANES).tolist():
+        start = int(starts[word])
+        state[word] = hashing.bytes_hash(bytes(padded[start : start + int(lengths[word])]))
+    return state
 
 
-def _mixed_lanes(
-    at_byte: np.ndarray, starts: np.ndarray, lengths: np.ndarray, index: np.ndarray | None
-) -> np.ndarray:
-    """Lane ``index`` (``None``: 0) of each word, masked to the word's bytes, offset and mixed."""
-    # Lane 0 (most words have only this one) needs no offset: skip those passes.
-    at, left = (starts, lengths) if index is None else (starts + 8 * index, lengths - 8 * index)
+def _lane(at_byte: np.ndarray, at: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """The 8 bytes from ``at`` as little-endian uint64, those from ``at + left`` on zeroed."""
     values = at_byte[at]
     values &= _LANE_MASK[np.minimum(left, 8)]
-    with np.errstate(over="ignore"):
-        if index is not None:
-            values += index.astype(np.uint64) * _POLY
-        values *= _LANE_MIX
-    values ^= values >> np.uint64(31)
     return values
+
+
+def _absorbed(state: np.ndarray, lane: np.ndarray) -> np.ndarray:
+    """:func:`~neardup_lab.hashing.absorb` of each state and lane."""
+    return splitmix64(state ^ lane) ^ lane
 
 
 def _word_runs(in_word: np.ndarray) -> list[tuple[np.uint8, np.uint8]]:
