@@ -68,11 +68,7 @@ def _prose_lines(markdown: str) -> list[str]:
 
 
 def prose_words(markdown: str) -> int:
-    """Words of prose in a chapter's markdown.
-
-    >>> prose_words("Two words.\n```python\nx = 1\n```\n$$a+b$$ {glue:text}`ch01_x` and more")
-    5
-    """
+    """Words of prose in a chapter's markdown (see test_prose_words_counts_prose_only)."""
     text = _ROLE.sub("x", _DISPLAY_MATH.sub(" ", "\n".join(_prose_lines(markdown))))
     return len(_WORD.findall(text))
 
