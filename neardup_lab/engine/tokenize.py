@@ -12,7 +12,7 @@ a longer document is cut where NFKC starts afresh and a word ends.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from itertools import repeat
 
@@ -37,7 +37,6 @@ _IN_WORD_TABLE = ~np.array(_ENDS_WORD, dtype=np.bool_)
 # _LANE_MASK[n]: the low n bytes of a little-endian 8-byte lane.
 _LANE_MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _LENGTH_MIX = np.uint64(hashing.LENGTH_MIX)
-_LONG_LANES = 64  # words of more bytes than 8 times this are hashed one by one
 
 
 def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
@@ -241,10 +240,7 @@ def _folded(code_point: int, size: int) -> bytes:
 
 def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """:func:`~neardup_lab.hashing.word_hash` of the words ``buffer[starts[i] : starts[i] + lengths[i]]``,
-    all at once: lane ``j`` of every word with more than ``j`` lanes is taken in by one numpy pass
-    (the lanes of a word are chained, so a pass per lane position). Words of more than
-    ``_LONG_LANES`` lanes (no real word) are hashed one by one, which bounds the passes.
-    ``buffer``: uint8, at least 8 bytes after the last word.
+    all at once. ``buffer``: uint8, at least 8 bytes after the last word.
 
     >>> buf = np.frombuffer(b"rain and rain" + bytes(8), dtype=np.uint8)
     >>> h = word_hashes(buf, np.array([0, 5, 9]), np.array([4, 3, 4]))
@@ -258,22 +254,54 @@ def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     at_byte = np.lib.stride_tricks.as_strided(
         padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False
     )
-    with np.errstate(over="ignore"):
-        state = _absorbed(lengths.astype(np.uint64) * _LENGTH_MIX, _lane(at_byte, starts, lengths))
-    lanes = (lengths + 7) // 8
-    longer = np.flatnonzero((lanes > 1) & (lanes <= _LONG_LANES))
-    if len(longer):  # most lanes past the first belong to few words: take them in, longest first
-        longer = longer[np.argsort(-lanes[longer], kind="stable")]
-        sub, left = state[longer], lanes[longer]
-        for j in range(1, int(left[0])):
-            live = int(np.searchsorted(-left, -j, side="left"))  # the words with more than j lanes
-            at, size = starts[longer[:live]] + 8 * j, lengths[longer[:live]] - 8 * j
-            sub[:live] = _absorbed(sub[:live], _lane(at_byte, at, size))
-        state[longer] = sub
-    for word in np.flatnonzero(lanes > _LONG_LANES).tolist():
-        start = int(starts[word])
-        state[word] = hashing.bytes_hash(bytes(padded[start : start + int(lengths[word])]))
+    long = np.flatnonzero(lengths > hashing.WORD_BLOCK)
+    if not len(long):
+        return _lanes_taken_in(at_byte, starts, lengths)
+    # A long word's blocks are hashed beside the other words, then taken in by the word's state.
+    blocks = -(-lengths[long] // hashing.WORD_BLOCK)
+    owner = np.repeat(np.arange(len(long)), blocks)
+    offset = (np.arange(len(owner)) - np.repeat(np.cumsum(blocks) - blocks, blocks)) * hashing.WORD_BLOCK
+    short = np.flatnonzero(lengths <= hashing.WORD_BLOCK)
+    block_size = np.minimum(lengths[long][owner] - offset, hashing.WORD_BLOCK)
+    units = _lanes_taken_in(
+        at_byte,
+        np.concatenate([starts[short], starts[long][owner] + offset]),
+        np.concatenate([lengths[short], block_size]),
+    )
+    state = np.empty(len(lengths), dtype=np.uint64)
+    state[short] = units[: len(short)]
+    block_hashes = units[len(short) :]
+    state[long] = _chained(
+        lengths[long], blocks, lambda live, j: block_hashes[np.cumsum(blocks)[live] - blocks[live] + j]
+    )
     return state
+
+
+def _lanes_taken_in(at_byte: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The hashes of words of at most ``WORD_BLOCK`` bytes: their lanes taken in, in order."""
+    return _chained(
+        lengths,
+        (lengths + 7) // 8,
+        lambda live, j: _lane(at_byte, starts[live] + 8 * j, lengths[live] - 8 * j),
+    )
+
+
+def _chained(
+    lengths: np.ndarray, parts: np.ndarray, part: Callable[[np.ndarray, int], np.ndarray]
+) -> np.ndarray:
+    """For each item, a state that starts at its length times ``LENGTH_MIX`` and takes in its
+    ``parts`` values ``part(items, j)``, j = 0, 1, ...: one pass per position, over the items with
+    more than j parts (sorted longest first, so those are a prefix)."""
+    order = np.argsort(-parts, kind="stable")
+    left = parts[order]
+    with np.errstate(over="ignore"):
+        state = lengths[order].astype(np.uint64) * _LENGTH_MIX
+    for j in range(int(left[0]) if len(left) else 0):
+        live = int(np.searchsorted(-left, -j, side="left"))  # the items with more than j parts
+        state[:live] = _absorbed(state[:live], part(order[:live], j))
+    out = np.empty_like(state)
+    out[order] = state
+    return out
 
 
 def _lane(at_byte: np.ndarray, at: np.ndarray, left: np.ndarray) -> np.ndarray:
