@@ -1,10 +1,6 @@
-"""Task shuffles for :mod:`~neardup_lab.distributed.dedup`: route rows, wire the tasks, count the bytes.
-
-A shuffle moves rows from the ``P`` tasks that made them to the ``Q`` tasks that need them: each
-sender cuts its rows into ``Q`` pieces (:func:`route`), and each receiver joins the piece every
-sender cut for it (:func:`exchange` wires them, :func:`gather` joins them): ``P * Q`` pieces.
-Rows are a numpy array (a row per first-axis entry) or a NamedTuple of such arrays (columns).
-"""
+"""Task shuffles: each of ``P`` senders cuts its rows into ``Q`` pieces (:func:`route`), and each
+receiver joins the piece every sender cut for it (:func:`exchange` wires them, :func:`gather` joins
+them). Rows are a numpy array or a NamedTuple of arrays (columns)."""
 
 from __future__ import annotations
 

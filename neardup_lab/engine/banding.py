@@ -1,5 +1,4 @@
-"""Banding many signatures at once: the candidate pairs of :func:`~neardup_lab.lsh.candidate_pairs`
-as numpy arrays, with no Python object per document."""
+"""Banding many signatures at once: ``candidate_pairs`` as numpy arrays."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import numpy as np
 
 from ..lsh import band_hashes, check_signature_matrix
 from ..support import limits
-from ..support.spans import chunk_bounds, span_positions
+from ..support.spans import chunk_bounds, sorted_runs, span_positions
 from .workers import ordered_map
 
 __all__ = [
@@ -69,13 +68,10 @@ def band_groups(
     among: np.ndarray | None = None,
     keys: BandKeys | None = None,
 ) -> Iterator[BandGroups]:
-    """For each band in turn, the groups of documents whose band values are identical.
-
-    Documents are sorted by :func:`~neardup_lab.lsh.band_hashes` key, then neighbours with equal
-    keys are compared value by value, so a group holds only truly equal bands. ``among`` restricts
-    the grouping to those rows (``order`` still names rows of the whole matrix). ``threads`` bands
-    are grouped at once (numpy sorts without the interpreter lock); the groups are the same.
-    ``keys``: the :class:`BandKeys` of those rows, when the caller made them already.
+    """For each band in turn, the groups of documents whose band values are identical (sorted by
+    ``band_hashes`` key, equal keys confirmed value by value). ``among``: only those rows (``order``
+    still names rows of the whole matrix); ``threads``: bands grouped at once; ``keys``: the
+    :class:`BandKeys` of those rows, when made already.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
@@ -90,17 +86,15 @@ def band_groups(
 
 
 class BandKeys(NamedTuple):
-    """The :func:`~neardup_lab.lsh.band_hashes` key of every band of the documents ``docs``
-    (sorted document numbers), one row each: what :func:`band_groups` sorts, and what
-    :meth:`refine` splits a bucket too big to check in full by."""
+    """The ``band_hashes`` key of every band of the documents ``docs`` (sorted), one row each: what
+    :func:`band_groups` sorts, and what :meth:`refine` splits a bucket too big to check by."""
 
     docs: np.ndarray
     keys: np.ndarray
 
     @classmethod
     def of(cls, signatures: np.ndarray, bands: int, rows: int, among: np.ndarray | None = None) -> BandKeys:
-        """The keys of the rows ``among`` of ``signatures`` (all rows by default), computed
-        :data:`~neardup_lab.support.limits.KEY_BLOCK` documents at a time.
+        """The keys of the rows ``among`` of ``signatures`` (default all), ``limits.KEY_BLOCK`` at a time.
 
         >>> BandKeys.of(np.zeros((3, 4), dtype=np.uint32), 2, 2).keys.shape
         (3, 2)
@@ -113,9 +107,8 @@ class BandKeys(NamedTuple):
         return cls(docs, keys)
 
     def refine(self, members: np.ndarray, band: int) -> Iterator[BandGroups]:
-        """A bucket of ``band`` split by each other band in turn: for band ``c``, the groups of
-        ``members`` whose keys agree in band ``c`` too (two bands agree: a pair this close is
-        found in a small group even when the bucket is far too big to check in full).
+        """A bucket of ``band`` split by each other band in turn: a pair this close agrees in two
+        bands, so it is found in a small group even when the bucket is too big to check in full.
 
         >>> keys = BandKeys(np.arange(4), np.array([[1, 5], [1, 5], [1, 6], [1, 6]], dtype=np.uint64))
         >>> [g.starts.tolist() for g in keys.refine(np.arange(4), band=0)]
@@ -124,10 +117,8 @@ class BandKeys(NamedTuple):
         rows = np.searchsorted(self.docs, members)
         for other in range(self.keys.shape[1]):
             if other != band:
-                key = self.keys[rows, other]
-                order = np.argsort(key, kind="stable")
-                ordered = key[order]
-                yield BandGroups(members[order], np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]))
+                order, starts = sorted_runs(self.keys[rows, other])
+                yield BandGroups(members[order], starts)
 
 
 def _group_band(sigs: np.ndarray, docs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
@@ -175,13 +166,9 @@ def group_blocks(groups: BandGroups, most_pairs: int) -> Iterator[BandGroups]:
 
 
 def pairs_to_check(groups: BandGroups, most: int, anchors: int) -> tuple[np.ndarray, BandGroups]:
-    """The pairs within ``groups`` that verification checks, and the groups it caps.
-
-    A group of at most ``most`` documents gives all its pairs (:func:`pairs_in_groups`). A
-    bigger one is capped: each member is paired with the group's first ``anchors`` members (its
-    earliest documents), and they with each other, so its work grows with its size, not its
-    square.
-    The capped groups come back too, to count what was left unchecked.
+    """The pairs within ``groups`` that verification checks, and the groups it caps (to count what
+    was left). A group of at most ``most`` documents gives all its pairs; a bigger one pairs each
+    member with its first ``anchors`` members only: work linear in its size, not quadratic.
 
     >>> groups = BandGroups(np.arange(10, 17), np.array([0, 2]))  # a pair and a group of five
     >>> pairs, capped = pairs_to_check(groups, most=3, anchors=2)

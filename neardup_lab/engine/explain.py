@@ -1,7 +1,5 @@
-"""Why two documents were paired, or not. :func:`explain` runs two texts through the steps of
-:func:`~neardup_lab.engine.pipeline.dedup` (the same functions, the same settings) and keeps every
-intermediate answer; :func:`ties` gives, for each document a run removed, the pair that tied it
-to its cluster, so a chain (A like B, B like C, A not like C) can be read link by link.
+"""Why two documents were paired, or not: :func:`explain` runs two texts through dedup's steps,
+keeping every intermediate answer; :func:`ties` gives the pair that tied each removed document.
 
 >>> e = explain("Heavy rain closed the coastal road on Monday morning.",
 ...             "heavy rain closed the coastal road on monday evening", Settings(k=2))
@@ -39,16 +37,12 @@ _BANDS_LISTED = 16  # matching bands named by str(); all are in Explanation.matc
 
 @dataclass(frozen=True, repr=False)
 class Explanation:
-    """The evidence for one pair of texts ``a`` and ``b`` under ``settings``.
-
-    ``words_a``, ``words_b``: the normalised words; ``shingles_a``, ``shingles_b``: the distinct
-    shingles as strings; ``shared``: those both have, in order of first occurrence in ``a``.
-    ``jaccard``: exact Jaccard of the shingle ids, what ``verify="exact"`` compares with the
-    threshold. ``contained_a_in_b``, ``contained_b_in_a``: containment both ways. ``exact_copy``:
-    equal normalised texts, joined by dedup's exact pass. ``agreeing``: equal signature values
-    (after b-bit truncation when ``settings.bbits`` is set); ``estimate``: the MinHash estimate.
-    ``matching_bands``: bands whose values all agree. ``verified``: verification keeps the pair.
-    """
+    """The evidence for one pair of texts under ``settings``: normalised ``words_a``, ``words_b``;
+    distinct shingles ``shingles_a``, ``shingles_b``, and the ``shared`` ones in order of first
+    occurrence in ``a``; ``jaccard`` of the shingle ids, what ``verify="exact"`` compares; containment
+    both ways; ``exact_copy``: equal normalised texts; ``agreeing``: equal signature values (after
+    b-bit truncation); ``estimate``: MinHash's; ``matching_bands``: bands whose values all agree;
+    ``verified``: verification keeps the pair."""
 
     settings: Settings
     words_a: tuple[str, ...]
@@ -187,8 +181,7 @@ class Explanation:
 
 
 def _windows(units: Sequence[str], k: int, sep: str) -> list[str]:
-    """The shingle starting at each position of ``units`` (words or characters), in text order:
-    to place shingles in the text, which their sets cannot."""
+    """The shingle starting at each position of ``units`` (words or characters), in text order."""
     if len(units) < k:
         return [sep.join(units)] if units else []
     return [sep.join(units[i : i + k]) for i in range(len(units) - k + 1)]
@@ -238,11 +231,9 @@ def _check_settings(settings: object) -> Settings:
 
 
 def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
-    """The evidence for the pair ``a``, ``b``: every step of :func:`~neardup_lab.engine.pipeline.dedup`.
-
-    ``settings`` default to those of ``dedup``; ``explain(a, b, s).joined`` is true exactly when
-    ``dedup([a, b], **s.to_dict())`` puts them in one cluster. Raises TypeError when ``a`` or
-    ``b`` is not a str or ``settings`` not a :class:`~neardup_lab.settings.Settings`.
+    """The evidence for the pair ``a``, ``b`` at every step of dedup (``settings``: dedup's by default):
+    ``explain(a, b, s).joined`` exactly when ``dedup([a, b], **s.to_dict())`` clusters them.
+    TypeError for a text not a str, or ``settings`` not a ``Settings``.
 
     >>> e = explain("The river rose fast today", "the river rose FAST, today!")
     >>> e.exact_copy, e.jaccard, e.joined
@@ -285,9 +276,8 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
 
 
 class Tie(NamedTuple):
-    """Why ``document`` is in its cluster: the pair it forms with ``neighbour``, one step
-    closer to the cluster's ``keeper`` (``steps`` pairs away), their exact ``jaccard``,
-    and whether they are an ``exact_copy``."""
+    """Why ``document`` is in its cluster: its pair with ``neighbour``, one step closer to the
+    cluster's ``keeper`` (``steps`` pairs away), their exact ``jaccard``, and if an ``exact_copy``."""
 
     document: int
     neighbour: int
@@ -298,12 +288,9 @@ class Tie(NamedTuple):
 
 
 def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
-    """For each document ``result`` removed, the pair that tied it to its cluster, by document.
-
-    Walking the copies and verified pairs breadth first from each keeper, a removed document is
-    reached through one pair, with its ``neighbour``: in a chain A - B - C kept at A, C is tied to
-    B. ``docs``: the texts the run was given. Raises TypeError when ``result`` is not a
-    DedupResult, ValueError when ``docs`` does not hold as many documents as the result.
+    """For each document ``result`` removed, the pair that tied it to its cluster: a breadth-first walk
+    from each keeper reaches it from ``neighbour`` (in a chain A - B - C kept at A, C is tied to B).
+    ``docs``: the run's texts. TypeError for a non-DedupResult, ValueError for a wrong number of docs.
 
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "a b c d e f y x", "z"]
     >>> from neardup_lab.engine.pipeline import dedup

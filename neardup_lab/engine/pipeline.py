@@ -20,7 +20,7 @@ from ..docfreq import max_count
 from ..minhash import empty_value
 from ..settings import RECALL_WEIGHTS, Settings
 from ..support import limits
-from ..support.spans import Ragged, chunk_bounds, cut
+from ..support.spans import Ragged, chunk_bounds, cut, lengths_of, sorted_runs
 from ..support.validate import first_not_text, shown
 from ..text import words
 from .banding import BandKeys, band_groups
@@ -53,14 +53,11 @@ __all__ = [
 
 @dataclass
 class DedupResult:
-    """What :func:`dedup` found.
-
-    ``clusters``: sorted lists of indices, every document in exactly one; ``keepers``: one index
-    per cluster, in cluster order; ``copies``: pairs ``(first, copy)`` equal after normalisation;
-    ``pairs``: verified pairs ``(i, j)``, ``i < j``, which with the copies join every cluster (a
-    pair already joined is not checked, so not every similar pair is listed); ``settings``: every
-    setting that shaped the result; ``stats``: counts and seconds per stage (ignored by ``==``).
-    """
+    """What :func:`dedup` found. ``clusters``: sorted index lists, each document in one; ``keepers``:
+    one per cluster, in cluster order; ``copies``: pairs ``(first, copy)`` equal after normalisation;
+    ``pairs``: verified pairs ``(i, j)``, ``i < j``, joining every cluster with the copies (a pair
+    already joined is not checked); ``settings``: the run's; ``stats``: counts and seconds per stage
+    (ignored by ``==``)."""
 
     pairs: list[tuple[int, int]]
     clusters: list[list[int]]
@@ -125,13 +122,9 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
 
 
 class Prepared(NamedTuple):
-    """Documents ready to band and verify: exact keys, shingle ids, signatures.
-
-    ``sets``: each document's sorted distinct shingle ids, what exact verification reads; or, with
-    ``ids="raw"``, ``raw``: the ids in text order, one part per chunk, for a caller that sorts only
-    the documents it verifies. Under an ids budget they cover only the first documents.
-    ``signatures``: one row per document; an exact copy within the batch shares its first's row.
-    """
+    """Documents ready to band and verify: exact ``keys``; ``sets``, each document's sorted distinct
+    shingle ids, or with ``ids="raw"`` ``raw``, the ids in text order, one part per chunk (under an
+    ids budget, of the first documents only); ``signatures``, an exact copy sharing its first's row."""
 
     keys: list[bytes]
     sets: Ragged
@@ -146,12 +139,10 @@ ID_FORMS = ("sets", "raw", "none")
 def prepare(
     docs: Sequence[str], settings: Settings, ids: str = "sets", drop: np.ndarray | None = None
 ) -> Prepared:
-    """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
-
-    Only the first copy of each normalised text is signed. ``ids``: what to keep of the shingle
-    ids, ``"sets"`` (sorted, distinct), ``"raw"`` (text order, in ``raw``) or ``"none"``.
-    ``drop``: sorted ids to leave out (:func:`frequent_shingle_ids`), required with ``max_df``.
-    Raises ValueError for another ``ids``, or for ``max_df`` without ``drop``.
+    """Normalise, key, shingle and sign a batch of documents, signing each normalised text once: the
+    kernel of every entry point. ``ids``: keep ``"sets"`` (sorted, distinct), ``"raw"`` (text order)
+    or ``"none"``; ``drop``: sorted ids to leave out (:func:`frequent_shingle_ids`), required with
+    ``max_df``. ValueError for another ``ids``, or ``max_df`` without ``drop``.
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -210,11 +201,9 @@ def frequent_ids(
     if not len(ids):  # no document has a shingle
         return ids
     counts = np.concatenate([np.asarray(c, dtype=np.int64) for _, c in counted])
-    order = np.argsort(ids, kind="stable")
-    ids, counts = ids[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    totals = np.add.reduceat(counts, starts.astype(np.intp, copy=False))
-    return ids[starts][totals > limit]
+    order, starts = sorted_runs(ids)
+    totals = np.add.reduceat(counts[order], starts.astype(np.intp, copy=False))
+    return ids[order[starts]][totals > limit]
 
 
 def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 1) -> np.ndarray:
@@ -227,20 +216,17 @@ def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 
     """
     if settings.max_df is None:
         return np.empty(0, dtype=np.uint64)
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
 
     def count(bound: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        ids = unsorted_shingle_ids(docs[bound[0] : bound[1]], settings)
-        if not len(ids.values):
-            return ids.values, np.empty(0, dtype=np.int64)
-        values, owner = ids.values, ids.owners()
-        order = np.lexsort((values, owner))
-        values, owner = values[order], owner[order]
-        first = np.r_[True, (values[1:] != values[:-1]) | (owner[1:] != owner[:-1])]  # once per document
-        return np.unique(values[first], return_counts=True)
+        sets = pack_id_sets(unsorted_shingle_ids(docs[bound[0] : bound[1]], settings))
+        return np.unique(sets.values, return_counts=True)  # an id once per document holding it
 
-    return frequent_ids(list(ordered_map(count, bounds, n_jobs)), settings.max_df, len(docs))
+    return frequent_ids(list(ordered_map(count, _chunks(docs), n_jobs)), settings.max_df, len(docs))
+
+
+def _chunks(docs: Sequence[str]) -> list[tuple[int, int]]:
+    """Bounds of the chunks :func:`prepare_many` cuts ``docs`` into."""
+    return list(chunk_bounds(lengths_of(docs), limits.CHUNK_CHARS, limits.CHUNK_DOCS))
 
 
 def _check_id_form(ids: object) -> None:
@@ -257,11 +243,9 @@ def prepare_many(
     ids: str = "sets",
     drop: np.ndarray | None = None,
 ) -> Prepared:
-    """:func:`prepare` (same ``ids`` and ``drop``) for any number of documents, in chunks of at
-    most :data:`~neardup_lab.support.limits.CHUNK_DOCS` documents or
-    :data:`~neardup_lab.support.limits.CHUNK_CHARS` characters, over ``n_jobs`` threads (its
-    numpy passes run without the interpreter lock); the answer does not depend on ``n_jobs``.
-    With ``ids_budget`` (bytes), only the ids of the first documents that fit are kept.
+    """:func:`prepare` (same ``ids`` and ``drop``) for any number of documents, in chunks of at most
+    ``limits.CHUNK_DOCS`` documents or ``limits.CHUNK_CHARS`` characters on ``n_jobs`` threads (the
+    same answer for any ``n_jobs``). With ``ids_budget`` (bytes), only the first documents' ids are kept.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
     >>> bool((prepare_many(docs, settings, n_jobs=2).signatures == prepare(docs, settings).signatures).all())
@@ -270,8 +254,7 @@ def prepare_many(
     [0, 2]
     """
     _check_id_form(ids)
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
+    bounds = _chunks(docs)
     collected = _Collected(len(docs), settings, ids_budget)
     with progress_bar(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
@@ -435,9 +418,7 @@ def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
 
 def candidates_warning(result: DedupResult) -> str | None:
     """What to say, with the remedy, when the bands propose more than
-    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` pairs per document and most pairs
-    checked (nine in ten) fail verification: documents share text that is not theirs (a template, menus,
-    licences), and the pairs grow with the square of the corpus; else None.
+    ``limits.CANDIDATES_PER_DOCUMENT`` pairs per document and nine in ten fail verification; else None.
 
     >>> candidates_warning(dedup(["rain today in the city", "sun"], k=1)) is None
     True
@@ -460,9 +441,8 @@ def candidates_warning(result: DedupResult) -> str | None:
 def keep_verified(
     settings: Settings, prepared: Prepared, score: Callable[[np.ndarray], np.ndarray] | None = None
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
-    Exact verification reads the prepared sorted sets, unless ``score`` replaces it (for example
-    :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); without either it raises ValueError.
+    """The test a candidate pair must pass, on an ``(m, 2)`` array of pairs. Exact verification reads
+    the prepared sorted sets or calls ``score`` (``jaccard_from_texts``); with neither, ValueError.
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
     >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
@@ -504,13 +484,10 @@ def dedup(
     """Find near-duplicate documents and keep one per cluster.
 
     Documents equal after normalisation are joined as copies; the first copy of each text is
-    signed (:func:`prepare_many`, on ``n_jobs`` threads, -1 for all cores; the answer does not
-    depend on it), banded, and each candidate pair verified (``verify="exact"``: exact Jaccard at
-    least ``threshold``; ``"estimate"``: the signatures; ``"none"``: kept) unless already joined.
-    Connected components are the clusters; :func:`~neardup_lab.clusters.choose_keepers` picks one
-    per cluster. Every other keyword (``shingle``, ``bands``, ``rows``, ``scheme``, ``seed``,
-    ``verify``, ``keeper``, ``bbits``, ``max_df``) is a field of
-    :class:`~neardup_lab.settings.Settings`, which checks them all. ``progress`` draws a bar on
+    signed (on ``n_jobs`` threads, -1 for all cores: the same answer), banded, and each candidate
+    pair not yet joined is verified (``verify``: exact Jaccard or the estimate at least
+    ``threshold``, or ``"none"``). The clusters are connected components. Every other keyword is a
+    field of :class:`~neardup_lab.settings.Settings`, which checks them. ``progress``: a bar on
     standard error. Warns when word shingles meet text written without spaces.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",

@@ -1,8 +1,5 @@
-"""Argument checks shared by every module, so one mistake gets one message everywhere.
-
-Wrong type -> TypeError, wrong value -> ValueError; the message names the
-argument, the value and what is allowed. Bools are not numbers.
-"""
+"""Argument checks shared by every module: wrong type -> TypeError, wrong value -> ValueError, the
+message naming the argument, the value and what is allowed. Bools are not numbers."""
 
 from __future__ import annotations
 
@@ -129,8 +126,7 @@ def require_text(text: object, name: str = "text") -> str:
 
 
 def first_not_text(items: Sequence[object]) -> int | None:
-    """The index of the first item that is not a ``str``, or None when all are (the check over
-    all of them runs in C, as one ``map``).
+    """The index of the first item that is not a ``str``, or None (checked in C, as one ``map``).
 
     >>> first_not_text(["a", b"b", "c"])
     1

@@ -1,8 +1,6 @@
-"""XXH3-64 and XXH3-128 (seed 0, xxHash 0.8) in plain Python, which :mod:`~neardup_lab.hashing`
-uses where the compiled ``xxhash`` is missing (the browser); the tests compare both on every
-length up to 600 bytes and on long inputs. Inputs of 0-16 bytes are mixed by one or two
-multiplications, 17-240 bytes in 16-byte pieces, longer ones in 64-byte stripes that feed eight
-accumulators (numpy's wrapping uint64 sums a block's stripes); ``& _M64`` keeps ints 64-bit.
+"""XXH3-64 and XXH3-128 (seed 0, xxHash 0.8) in plain Python, for where the compiled ``xxhash`` is
+missing (the browser), tested against it bit for bit. numpy's wrapping uint64 sums the 64-byte
+stripes of long inputs; ``& _M64`` keeps Python ints 64-bit.
 
 >>> hex(xxh3_64_intdigest(b""))
 '0x2d06800538d394c2'
@@ -149,8 +147,7 @@ def xxh3_64_intdigest(data: bytes | memoryview) -> int:
     if type(data) is not bytes:
         data = _bytes(data)
     n = len(data)
-    # Short paths written out, most frequent first (a word 2-shingle is about 17-32 bytes, a
-    # character 5-shingle 4-8): measured 1.4x faster than calling _mid64 and its helpers.
+    # Short paths inlined, most frequent (shingles: 17-32, 4-8 bytes) first: measured 1.4x faster.
     if 16 < n <= 32:
         a0, a1 = _read16(data, 0)
         b0, b1 = _read16(data, n - 16)
