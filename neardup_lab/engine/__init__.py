@@ -1,2 +1,1 @@
-"""The engine: the fast ``dedup``, one module per stage, each naming the core function it speeds
-up; :mod:`neardup_lab.reference`, built from core functions only, is its test oracle."""
+"""The fast ``dedup``, one module per stage; :mod:`neardup_lab.reference` is its test oracle."""

@@ -68,10 +68,8 @@ def band_groups(
     among: np.ndarray | None = None,
     keys: BandKeys | None = None,
 ) -> Iterator[BandGroups]:
-    """For each band in turn, the groups of documents whose band values are identical (sorted by
-    ``band_hashes`` key, equal keys confirmed value by value). ``among``: only those rows (``order``
-    still names rows of the whole matrix); ``threads``: bands grouped at once; ``keys``: the
-    :class:`BandKeys` of those rows, when made already.
+    """For each band, the groups of documents with identical band values (equal keys confirmed value by
+    value). ``among``: only those rows; ``threads``: bands at once; ``keys``: their :class:`BandKeys`.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
@@ -107,8 +105,7 @@ class BandKeys(NamedTuple):
         return cls(docs, keys)
 
     def refine(self, members: np.ndarray, band: int) -> Iterator[BandGroups]:
-        """A bucket of ``band`` split by each other band in turn: a pair this close agrees in two
-        bands, so it is found in a small group even when the bucket is too big to check in full.
+        """A bucket of ``band`` split by each other band in turn, for buckets too big to check in full.
 
         >>> keys = BandKeys(np.arange(4), np.array([[1, 5], [1, 5], [1, 6], [1, 6]], dtype=np.uint64))
         >>> [g.starts.tolist() for g in keys.refine(np.arange(4), band=0)]
@@ -150,8 +147,7 @@ def pairs_in_groups(groups: BandGroups) -> np.ndarray:
 
 
 def group_blocks(groups: BandGroups, most_pairs: int) -> Iterator[BandGroups]:
-    """Consecutive runs of ``groups`` whose pairs add up to at most ``most_pairs`` (a group with
-    more pairs alone), so that the pairs of one run fit a memory budget.
+    """Consecutive runs of ``groups`` with at most ``most_pairs`` pairs in all (a bigger group alone).
 
     >>> groups = BandGroups(np.arange(7), np.array([0, 2, 4]))  # sizes 2, 2 and 3: 1, 1, 3 pairs
     >>> [g.starts.tolist() for g in group_blocks(groups, 2)]
@@ -166,9 +162,8 @@ def group_blocks(groups: BandGroups, most_pairs: int) -> Iterator[BandGroups]:
 
 
 def pairs_to_check(groups: BandGroups, most: int, anchors: int) -> tuple[np.ndarray, BandGroups]:
-    """The pairs within ``groups`` that verification checks, and the groups it caps (to count what
-    was left). A group of at most ``most`` documents gives all its pairs; a bigger one pairs each
-    member with its first ``anchors`` members only: work linear in its size, not quadratic.
+    """The pairs within ``groups`` that verification checks, and the groups it caps: one of more than
+    ``most`` documents pairs each member with its first ``anchors`` only (linear, not quadratic).
 
     >>> groups = BandGroups(np.arange(10, 17), np.array([0, 2]))  # a pair and a group of five
     >>> pairs, capped = pairs_to_check(groups, most=3, anchors=2)
@@ -189,8 +184,7 @@ def pairs_to_check(groups: BandGroups, most: int, anchors: int) -> tuple[np.ndar
 
 
 def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """The pairs of :func:`~neardup_lab.lsh.candidate_pairs` as a sorted ``(m, 2)`` int64 array:
-    those within the groups of :func:`band_groups`, over all bands, each once.
+    """The pairs of :func:`~neardup_lab.lsh.candidate_pairs` as a sorted ``(m, 2)`` int64 array.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> candidate_pair_array(sigs, bands=2, rows=2).tolist()
@@ -201,8 +195,7 @@ def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.nd
 
 
 def unique_pairs(pairs: np.ndarray) -> np.ndarray:
-    """The distinct rows of an ``(m, 2)`` array of non-negative ints, sorted (each pair one int64
-    code: about twice as fast as ``np.unique(axis=0)`` on 400,000 pairs).
+    """The sorted distinct rows of ``(m, 2)`` ints >= 0 (int64 codes: 2x as fast as ``np.unique(axis=0)``).
 
     >>> unique_pairs(np.array([[3, 4], [0, 2], [3, 4]])).tolist()
     [[0, 2], [3, 4]]

@@ -1,5 +1,4 @@
-"""Clusters from many pairs at once: ``clusters_from_pairs`` and ``UnionFind`` as numpy passes
-(SciPy imported on first use: ``import neardup_lab`` stays free of it)."""
+"""Clusters from many pairs at once, as numpy passes (SciPy imported on first use)."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ __all__ = ["clusters_from_pair_array", "pair_tuples", "roots", "component_labels
 
 
 def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
-    """``clusters_from_pairs`` for an ``(m, 2)`` array, no Python loop per pair. IndexError when a
-    pair names no document.
+    """``clusters_from_pairs`` for an ``(m, 2)`` array; IndexError when a pair names no document.
 
     >>> clusters_from_pair_array(5, np.array([[0, 2], [2, 4]]))
     [[0, 2, 4], [1], [3]]
@@ -39,8 +37,7 @@ def pair_tuples(pairs: np.ndarray) -> list[tuple[int, int]]:
 
 
 def roots(parent: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """``UnionFind.find`` of many ``members`` in an array union-find (``parent[x] == x`` marks a
-    representative), compressing their paths.
+    """``UnionFind.find`` of many ``members`` in an array union-find, compressing their paths.
 
     >>> parent = np.array([0, 0, 1, 3])
     >>> roots(parent, np.array([2, 3])).tolist(), parent.tolist()
@@ -71,8 +68,7 @@ def component_labels(n: int, pairs: np.ndarray) -> np.ndarray:
 
 
 def join_roots(parent: np.ndarray, pairs: np.ndarray) -> None:
-    """``UnionFind.union`` of every pair ``(a, b)``, in place: each component of the pairs'
-    representatives points to its smallest one.
+    """``UnionFind.union`` of every pair, in place: each component points to its smallest root.
 
     >>> parent = np.arange(5)
     >>> join_roots(parent, np.array([[3, 4], [4, 1]]))

@@ -1,5 +1,4 @@
-"""Why two documents were paired, or not: :func:`explain` runs two texts through dedup's steps,
-keeping every intermediate answer; :func:`ties` gives the pair that tied each removed document.
+"""Why two documents were paired or not (:func:`explain`), and what tied each removed one (:func:`ties`).
 
 >>> e = explain("Heavy rain closed the coastal road on Monday morning.",
 ...             "heavy rain closed the coastal road on monday evening", Settings(k=2))
@@ -37,12 +36,9 @@ _BANDS_LISTED = 16  # matching bands named by str(); all are in Explanation.matc
 
 @dataclass(frozen=True, repr=False)
 class Explanation:
-    """The evidence for one pair of texts under ``settings``: normalised ``words_a``, ``words_b``;
-    distinct shingles ``shingles_a``, ``shingles_b``, and the ``shared`` ones in order of first
-    occurrence in ``a``; ``jaccard`` of the shingle ids, what ``verify="exact"`` compares; containment
-    both ways; ``exact_copy``: equal normalised texts; ``agreeing``: equal signature values (after
-    b-bit truncation); ``estimate``: MinHash's; ``matching_bands``: bands whose values all agree;
-    ``verified``: verification keeps the pair."""
+    """The evidence for one pair of texts under ``settings``: ``shared`` shingles in order of first
+    occurrence in ``a``; ``jaccard`` of the shingle ids; ``agreeing``: equal signature values (after
+    b-bit truncation); ``matching_bands``: bands whose values all agree; ``verified``: kept."""
 
     settings: Settings
     words_a: tuple[str, ...]
@@ -231,9 +227,8 @@ def _check_settings(settings: object) -> Settings:
 
 
 def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
-    """The evidence for the pair ``a``, ``b`` at every step of dedup (``settings``: dedup's by default):
-    ``explain(a, b, s).joined`` exactly when ``dedup([a, b], **s.to_dict())`` clusters them.
-    TypeError for a text not a str, or ``settings`` not a ``Settings``.
+    """The evidence for ``a``, ``b`` at every step of dedup: ``explain(a, b, s).joined`` exactly when
+    ``dedup([a, b], **s.to_dict())`` clusters them. TypeError for a non-str or non-Settings.
 
     >>> e = explain("The river rose fast today", "the river rose FAST, today!")
     >>> e.exact_copy, e.jaccard, e.joined
@@ -276,8 +271,7 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
 
 
 class Tie(NamedTuple):
-    """Why ``document`` is in its cluster: its pair with ``neighbour``, one step closer to the
-    cluster's ``keeper`` (``steps`` pairs away), their exact ``jaccard``, and if an ``exact_copy``."""
+    """Why ``document`` is in its cluster: its pair with ``neighbour``, ``steps`` from the ``keeper``."""
 
     document: int
     neighbour: int
@@ -288,9 +282,8 @@ class Tie(NamedTuple):
 
 
 def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
-    """For each document ``result`` removed, the pair that tied it to its cluster: a breadth-first walk
-    from each keeper reaches it from ``neighbour`` (in a chain A - B - C kept at A, C is tied to B).
-    ``docs``: the run's texts. TypeError for a non-DedupResult, ValueError for a wrong number of docs.
+    """For each document ``result`` removed, the pair that tied it to its cluster on a breadth-first
+    walk from the keeper. TypeError for a non-DedupResult, ValueError for ``docs`` of another size.
 
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "a b c d e f y x", "z"]
     >>> from neardup_lab.engine.pipeline import dedup

@@ -1,5 +1,4 @@
-"""Shingle ids from texts (the one place a batch of texts becomes ids), and exact Jaccard from ids
-derived again, for the documents past dedup's ids budget (``limits.IDS_BUDGET``)."""
+"""Shingle ids from texts, and exact Jaccard from ids derived again (past ``limits.IDS_BUDGET``)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ __all__ = ["unsorted_shingle_ids", "sorted_sets", "shingle_id_sets", "jaccard_fr
 
 
 def unsorted_shingle_ids(docs: Sequence[str], settings: Settings, words: Ragged | None = None) -> Ragged:
-    """Each document's shingle ids in text order, repeats included (enough to sign). ``words``:
-    ``tokenize_batch(docs)``, when the caller has it.
+    """Each document's shingle ids in text order, repeats included. ``words``: ``tokenize_batch(docs)``.
 
     >>> ids = unsorted_shingle_ids(["rain rain today", "sun"], Settings(k=1))
     >>> ids.counts.tolist(), bool(ids.values[0] == ids.values[1])
@@ -34,9 +32,8 @@ def unsorted_shingle_ids(docs: Sequence[str], settings: Settings, words: Ragged 
 
 
 def sorted_sets(parts: Sequence[Ragged], wanted: np.ndarray, n_jobs: int = 1) -> Ragged:
-    """The sorted distinct ids of the documents where ``wanted`` (one bool per document, else
-    ValueError) is true, from their ids in text order in ``parts`` (numbered on across parts);
-    the others get none. Sorted a few thousand documents at a time, on ``n_jobs`` threads.
+    """The sorted distinct ids of the documents ``wanted`` (a bool each, else ValueError) from their ids
+    in text order in ``parts``; the others get none. A few thousand at a time, on ``n_jobs`` threads.
 
     >>> raw = Ragged.from_counts(np.array([7, 3, 7, 5, 9, 9], dtype=np.uint64), np.array([3, 1, 2]))
     >>> sets = sorted_sets([raw], np.array([True, False, True]))
@@ -85,10 +82,7 @@ def jaccard_from_texts(
     n_jobs: int = 1,
     kept: Ragged | None = None,
 ) -> np.ndarray:
-    """Exact Jaccard of each pair ``(a, b)`` of ``docs``, as ``jaccard_of_pairs`` of their
-    ``shingle_id_sets``, in slices of about ``limits.SLICE_CHARS`` characters on ``n_jobs`` threads.
-    Pairs with a long document are taken in order of it, so it is derived once per slice.
-    ``kept``: the id sets of the first documents, held already (not derived again).
+    """Exact Jaccard of each pair of ``docs``, ids derived by slices (``kept``: the first ones' sets).
 
     >>> docs = ["a b c d", "a b c e", "x"]
     >>> jaccard_from_texts(docs, Settings(k=1), np.array([[0, 1], [1, 2]])).tolist()

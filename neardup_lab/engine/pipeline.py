@@ -53,11 +53,9 @@ __all__ = [
 
 @dataclass
 class DedupResult:
-    """What :func:`dedup` found. ``clusters``: sorted index lists, each document in one; ``keepers``:
-    one per cluster, in cluster order; ``copies``: pairs ``(first, copy)`` equal after normalisation;
-    ``pairs``: verified pairs ``(i, j)``, ``i < j``, joining every cluster with the copies (a pair
-    already joined is not checked); ``settings``: the run's; ``stats``: counts and seconds per stage
-    (ignored by ``==``)."""
+    """What :func:`dedup` found: ``clusters`` (sorted index lists), a keeper per cluster, ``copies``
+    ``(first, copy)`` equal after normalisation, and verified ``pairs`` ``(i, j)``, ``i < j``, which
+    with the copies join every cluster (a pair already joined is not checked)."""
 
     pairs: list[tuple[int, int]]
     clusters: list[list[int]]
@@ -79,8 +77,7 @@ class DedupResult:
 
 
 def exact_keys(words: Ragged) -> list[bytes]:
-    """The exact-copy key of each document: 128 bits of XXH3 over its word hashes (``words`` from
-    :func:`~neardup_lab.engine.tokenize.tokenize_batch`), equal when the normalised words are.
+    """The exact-copy key of each document: XXH3-128 of its word hashes (from ``tokenize_batch``).
 
     >>> keys = exact_keys(tokenize_batch(["Rain today.", "rain   TODAY", "today rain"]))
     >>> keys[0] == keys[1], keys[0] == keys[2]
@@ -122,9 +119,7 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
 
 
 class Prepared(NamedTuple):
-    """Documents ready to band and verify: exact ``keys``; ``sets``, each document's sorted distinct
-    shingle ids, or with ``ids="raw"`` ``raw``, the ids in text order, one part per chunk (under an
-    ids budget, of the first documents only); ``signatures``, an exact copy sharing its first's row."""
+    """Documents ready to band and verify: ``sets`` (sorted distinct ids) or ``raw`` (in text order)."""
 
     keys: list[bytes]
     sets: Ragged
@@ -132,17 +127,11 @@ class Prepared(NamedTuple):
     raw: tuple[Ragged, ...] = ()
 
 
-#: What :func:`prepare` keeps of the shingle ids: sorted id sets, ids in text order, or none.
-ID_FORMS = ("sets", "raw", "none")
-
-
 def prepare(
     docs: Sequence[str], settings: Settings, ids: str = "sets", drop: np.ndarray | None = None
 ) -> Prepared:
-    """Normalise, key, shingle and sign a batch of documents, signing each normalised text once: the
-    kernel of every entry point. ``ids``: keep ``"sets"`` (sorted, distinct), ``"raw"`` (text order)
-    or ``"none"``; ``drop``: sorted ids to leave out (:func:`frequent_shingle_ids`), required with
-    ``max_df``. ValueError for another ``ids``, or ``max_df`` without ``drop``.
+    """Normalise, key, shingle and sign a batch (each normalised text once). ``ids``: ``"sets"``,
+    ``"raw"`` or ``"none"``; ``drop``: sorted ids to leave out, required with ``max_df`` (ValueError).
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -169,7 +158,6 @@ def prepare(
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
-    # Gather the ids of the documents to sign only when some are copies (usually none are).
     to_sign = shingles if signed.all() else shingles.take(np.flatnonzero(signed))
     signatures[signed] = sign_flat(hasher, to_sign.values, to_sign.counts)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
@@ -189,8 +177,7 @@ def _absent(ids: np.ndarray, drop: np.ndarray) -> np.ndarray:
 def frequent_ids(
     counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
 ) -> np.ndarray:
-    """:func:`~neardup_lab.docfreq.frequent_shingles` for parts ``(ids, counts)`` (distinct uint64
-    ids, documents holding each): the sorted ids in more than ``max_df`` of ``n_documents``.
+    """The sorted ids in more than ``max_df`` of ``n_documents``, from parts ``(ids, documents)``.
 
     >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
     >>> frequent_ids([part, part], 0.5, 4).tolist()  # id 3 is in 4 of 4 documents, 5 and 9 in 2
@@ -207,8 +194,7 @@ def frequent_ids(
 
 
 def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 1) -> np.ndarray:
-    """The sorted shingle ids found in more than ``settings.max_df`` of ``docs``
-    (:func:`frequent_ids`), counted in chunks as :func:`prepare_many` cuts them.
+    """The sorted shingle ids found in more than ``settings.max_df`` of ``docs``.
 
     >>> docs = ["menu rain", "menu sun", "menu wind", "storm"]
     >>> len(frequent_shingle_ids(docs, Settings(k=1, max_df=0.5)))  # "menu" is in 3 of 4
@@ -230,8 +216,8 @@ def _chunks(docs: Sequence[str]) -> list[tuple[int, int]]:
 
 
 def _check_id_form(ids: object) -> None:
-    if ids not in ID_FORMS:
-        raise ValueError(f"ids must be one of {', '.join(map(repr, ID_FORMS))}, got {ids!r}")
+    if ids not in ("sets", "raw", "none"):
+        raise ValueError(f"ids must be one of 'sets', 'raw', 'none', got {ids!r}")
 
 
 def prepare_many(
@@ -243,9 +229,7 @@ def prepare_many(
     ids: str = "sets",
     drop: np.ndarray | None = None,
 ) -> Prepared:
-    """:func:`prepare` (same ``ids`` and ``drop``) for any number of documents, in chunks of at most
-    ``limits.CHUNK_DOCS`` documents or ``limits.CHUNK_CHARS`` characters on ``n_jobs`` threads (the
-    same answer for any ``n_jobs``). With ``ids_budget`` (bytes), only the first documents' ids are kept.
+    """:func:`prepare` in chunks on ``n_jobs`` threads, keeping at most ``ids_budget`` bytes of ids.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
     >>> bool((prepare_many(docs, settings, n_jobs=2).signatures == prepare(docs, settings).signatures).all())
@@ -269,8 +253,7 @@ def prepare_many(
 
 
 class _Collected:
-    """Chunk results as they arrive: signatures copied into one array (each chunk's freed at
-    once), ids kept as each chunk made them up to the first document beyond ``ids_budget``."""
+    """Chunk results as they arrive: signatures in one array, ids up to ``ids_budget``."""
 
     def __init__(self, n: int, settings: Settings, ids_budget: int | None) -> None:
         hasher = settings.hasher()
@@ -325,8 +308,7 @@ def check_documents(docs: object) -> Sequence[str]:
 
 
 def check_jobs(n_jobs: object) -> int:
-    """The threads ``n_jobs`` asks for: a positive int up to :func:`~neardup_lab.support.limits.most_workers`,
-    or -1 for one per core; 1 in the browser (with a warning).
+    """The threads ``n_jobs`` asks for (-1: one per core); 1 in the browser, with a warning.
 
     >>> check_jobs(1), check_jobs(-1) >= 1
     (1, True)
@@ -360,8 +342,7 @@ def check_jobs(n_jobs: object) -> int:
 
 
 class _Clock:
-    """Seconds per stage, each measured around that stage's own code. A stage entered
-    inside another pauses it: the checks of verification run inside the banding loop."""
+    """Seconds per stage; a stage entered inside another pauses it (verification runs in banding)."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
@@ -396,8 +377,7 @@ class _Clock:
 
 
 def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
-    """True when word shingles are asked for but most documents are one long "word": text
-    written without spaces (Chinese, Japanese, Thai), which needs ``shingle="char"``.
+    """True when word shingles meet documents mostly one "word" long (text written without spaces).
 
     >>> looks_unspaced(["今日は雨が降っています。", "明日は晴れるでしょう。"], Settings())
     True
@@ -417,8 +397,7 @@ def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
 
 
 def candidates_warning(result: DedupResult) -> str | None:
-    """What to say, with the remedy, when the bands propose more than
-    ``limits.CANDIDATES_PER_DOCUMENT`` pairs per document and nine in ten fail verification; else None.
+    """The warning, with its remedy, when candidate pairs exploded and nine in ten failed; else None.
 
     >>> candidates_warning(dedup(["rain today in the city", "sun"], k=1)) is None
     True
@@ -441,8 +420,7 @@ def candidates_warning(result: DedupResult) -> str | None:
 def keep_verified(
     settings: Settings, prepared: Prepared, score: Callable[[np.ndarray], np.ndarray] | None = None
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """The test a candidate pair must pass, on an ``(m, 2)`` array of pairs. Exact verification reads
-    the prepared sorted sets or calls ``score`` (``jaccard_from_texts``); with neither, ValueError.
+    """The test candidate pairs ``(m, 2)`` must pass; exact verification needs the sets or ``score``.
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
     >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
@@ -461,16 +439,6 @@ def keep_verified(
     return lambda pairs: np.asarray(settings.estimate(sigs[pairs[:, 0]], sigs[pairs[:, 1]])) >= threshold
 
 
-def _exact_scorer(
-    docs: Sequence[str], settings: Settings, sets: Ragged, n_jobs: int
-) -> Callable[[np.ndarray], np.ndarray] | None:
-    """What exact verification scores with: None (the kept sets) when they cover every document,
-    else the kept sets plus ids derived again."""
-    if settings.verify != "exact" or sets.lists == len(docs):
-        return None
-    return partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
-
-
 def dedup(
     docs: Sequence[str],
     threshold: float = 0.8,
@@ -483,12 +451,9 @@ def dedup(
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
-    Documents equal after normalisation are joined as copies; the first copy of each text is
-    signed (on ``n_jobs`` threads, -1 for all cores: the same answer), banded, and each candidate
-    pair not yet joined is verified (``verify``: exact Jaccard or the estimate at least
-    ``threshold``, or ``"none"``). The clusters are connected components. Every other keyword is a
-    field of :class:`~neardup_lab.settings.Settings`, which checks them. ``progress``: a bar on
-    standard error. Warns when word shingles meet text written without spaces.
+    Exact copies are joined, one copy of each text signed and banded, and each candidate pair not
+    yet joined verified; clusters are connected components. ``n_jobs``: threads (-1: all cores);
+    other keywords are :class:`~neardup_lab.settings.Settings` fields. ``progress``: a bar.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
@@ -539,7 +504,9 @@ def dedup(
                 in_groups[band.order] = True
             kept = in_groups[: sum(part.lists for part in prepared.raw)]
             prepared = prepared._replace(sets=sorted_sets(prepared.raw, kept, jobs), raw=())
-        score = _exact_scorer(docs, settings, prepared.sets, jobs)
+        score = None
+        if exact and prepared.sets.lists < n:  # ids past the budget are derived again
+            score = partial(jaccard_from_texts, docs, settings, n_jobs=jobs, kept=prepared.sets)
         keep = clock.timed("verified", keep_verified(settings, prepared, score))
 
     with clock.stage("candidates"):  # proposing pairs and skipping those joined; the checks are "verified"

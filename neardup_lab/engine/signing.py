@@ -1,5 +1,4 @@
-"""``MinHasher.signature`` of many documents' concatenated shingle ids: whole documents per numpy
-call, up to ``limits.SIGN_BLOCK_CELLS`` hash values (a longer document block by block)."""
+"""``MinHasher.signature`` of many documents at once, ``limits.SIGN_BLOCK_CELLS`` values per call."""
 
 from __future__ import annotations
 

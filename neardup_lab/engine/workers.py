@@ -1,5 +1,4 @@
-"""Threads for numpy passes, which run without the interpreter lock (a Python loop per item holds
-it: threads do not help that)."""
+"""Threads for numpy passes, which release the interpreter lock (a Python loop per item does not)."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ Result = TypeVar("Result")
 
 
 def ordered_map(func: Callable[[Item], Result], items: Iterable[Item], threads: int = 1) -> Iterator[Result]:
-    """``map(func, items)`` on ``threads`` threads, in order; at most two items per thread run ahead
-    (``ThreadPoolExecutor.map`` would start them all at once).
+    """``map(func, items)`` on ``threads`` threads, in order, at most two items per thread ahead.
 
     >>> list(ordered_map(lambda x: x * x, range(5), threads=2))
     [0, 1, 4, 9, 16]

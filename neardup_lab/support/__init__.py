@@ -1,2 +1,1 @@
-"""Below the core, shared by every layer: argument checks, limits, ragged arrays, XXH3. A module
-here imports nothing else from the package."""
+"""Below the core, shared by every layer; a module here imports nothing else from the package."""

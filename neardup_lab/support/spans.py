@@ -1,5 +1,4 @@
-"""Many variable-length lists in one array (:class:`Ragged`), and the positions that gather some
-of them in one fancy index (:func:`span_positions`).
+"""Many variable-length lists in one array (:class:`Ragged`), gathered by :func:`span_positions`.
 
 >>> ids = np.array([10, 11, 12, 20, 30, 31])  # three lists: starts 0, 3, 4; sizes 3, 1, 2
 >>> ids[span_positions(np.array([4, 0]), np.array([2, 3]))].tolist()  # the third, then the first
@@ -64,8 +63,7 @@ def sorted_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator[tuple[int, int]]:
-    """Bounds ``(start, stop)`` of consecutive runs of lists, each of at most ``most_items`` lists
-    whose sizes add up to at most ``most_size`` (a list larger than that alone).
+    """Bounds of runs of at most ``most_items`` lists, sizes summing to ``most_size`` (a bigger alone).
 
     >>> list(chunk_bounds(np.array([3, 3, 9, 1, 1, 1]), most_size=6, most_items=2))
     [(0, 2), (2, 3), (3, 5), (5, 6)]
@@ -81,8 +79,7 @@ def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator
 
 
 class Ragged(NamedTuple):
-    """Many lists end to end: list ``i`` is ``values[offsets[i] : offsets[i + 1]]`` (``offsets``
-    starts at 0 and ends at ``len(values)``).
+    """Many lists end to end: list ``i`` is ``values[offsets[i] : offsets[i + 1]]``.
 
     >>> words = Ragged.from_counts(np.array([10, 11, 12, 20]), np.array([3, 0, 1]))
     >>> words.offsets.tolist(), words.lists, words.of(2).tolist(), words.counts.tolist()

@@ -1,5 +1,4 @@
-"""Argument checks shared by every module: wrong type -> TypeError, wrong value -> ValueError, the
-message naming the argument, the value and what is allowed. Bools are not numbers."""
+"""Argument checks: TypeError for a wrong type, ValueError for a wrong value (bools are not numbers)."""
 
 from __future__ import annotations
 
@@ -68,8 +67,7 @@ def _int_at_least(value: object, name: str, minimum: int, maximum: int | None) -
 def number_between(
     value: object, name: str, low: float, high: float, *, low_in: bool = False, high_in: bool = True
 ) -> float:
-    """``value`` as a float between ``low`` and ``high`` (each end included when ``*_in``), or a
-    TypeError (not a number; bools are not) or ValueError (outside, or NaN) naming it.
+    """``value`` as a float in ``low``-``high`` (ends included when ``*_in``), or TypeError/ValueError.
 
     >>> number_between(0.8, "threshold", 0, 1)
     0.8

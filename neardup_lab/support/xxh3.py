@@ -1,6 +1,4 @@
-"""XXH3-64 and XXH3-128 (seed 0, xxHash 0.8) in plain Python, for where the compiled ``xxhash`` is
-missing (the browser), tested against it bit for bit. numpy's wrapping uint64 sums the 64-byte
-stripes of long inputs; ``& _M64`` keeps Python ints 64-bit.
+"""XXH3-64 and XXH3-128 (seed 0, xxHash 0.8) in plain Python, for where ``xxhash`` is missing.
 
 >>> hex(xxh3_64_intdigest(b""))
 '0x2d06800538d394c2'
@@ -85,7 +83,6 @@ def _mid64(data: bytes, n: int) -> int:
     """17 to 240 bytes."""
     acc = n * _P64_1
     if n <= 128:
-        # Pairs of 16-byte pieces from both ends, one pair per 32 bytes of input.
         for k in range((n - 1) >> 5, -1, -1):
             acc += _mix16(data, 16 * k, 32 * k) + _mix16(data, n - 16 * (k + 1), 32 * k + 16)
         return _avalanche(acc & _M64)
@@ -98,8 +95,7 @@ def _mid64(data: bytes, n: int) -> int:
 
 
 def _stripe_sums(words: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """What the stripes of each block (``words``: blocks x stripes x 8) add to the 8 accumulators:
-    lane i adds the low times the high 32 bits of ``word ^ key``, and the word of lane ``i ^ 1``."""
+    """What the stripes of each block (``words``: blocks x stripes x 8) add to the 8 accumulators."""
     mixed = words ^ keys
     products = (mixed & np.uint64(_M32)) * (mixed >> np.uint64(32))
     shape = words.shape[:2] + (4, 2)
