@@ -19,7 +19,7 @@ import numpy as np
 
 from ..settings import Settings
 from ..support.validate import described, require_text
-from ..text import char_shingles, containment, word_shingles, words
+from ..text import char_shingles, containment, windows, word_shingles, words
 from .banding import band_groups
 from .idsets import jaccard_from_texts
 from .pipeline import DedupResult, check_documents, keep_verified, prepare
@@ -176,32 +176,27 @@ class Explanation:
         return f"<div class='neardup-explain'><table>{rows}</table>{texts}</div>"
 
 
-def _windows(units: Sequence[str], k: int, sep: str) -> list[str]:
-    """The shingle starting at each position of ``units`` (words or characters), in text order."""
-    if len(units) < k:
-        return [sep.join(units)] if units else []
-    return [sep.join(units[i : i + k]) for i in range(len(units) - k + 1)]
-
-
-def _units(text_words: Sequence[str], settings: Settings) -> tuple[Sequence[str], str]:
-    """The units shingles are cut from: the words, or the characters of the normalised text."""
+def _units(text_words: Sequence[str], settings: Settings) -> tuple[Sequence[str], str, list[str]]:
+    """The units shingles are cut from (words, or characters of the normalised text), their
+    separator, and the shingle starting at each unit, in text order."""
     if settings.shingle == "word":
-        return text_words, " "
-    return " ".join(text_words), ""  # normalize(text) is its words joined by single spaces
+        units = list(text_words)
+        return units, " ", [" ".join(run) for run in windows(units, settings.k)]
+    text = " ".join(text_words)  # normalize(text) is its words joined by single spaces
+    return text, "", windows(text, settings.k)
 
 
 def _in_order(text_words: Sequence[str], shared: frozenset[str], settings: Settings) -> tuple[str, ...]:
     """The shared shingles in the order they first occur in the text."""
-    units, sep = _units(text_words, settings)
-    return tuple(dict.fromkeys(w for w in _windows(units, settings.k, sep) if w in shared))
+    return tuple(dict.fromkeys(w for w in _units(text_words, settings)[2] if w in shared))
 
 
 def _marked(text_words: Sequence[str], shared: frozenset[str], settings: Settings) -> str:
     """The normalised text as HTML, units covered by a shared shingle inside ``<mark>``."""
-    units, sep = _units(text_words[:HTML_WORDS], settings)
+    units, sep, shingles = _units(text_words[:HTML_WORDS], settings)
     k = min(settings.k, len(units))
     covered = np.zeros(len(units) + 1, dtype=np.int64)
-    for start, window in enumerate(_windows(units, settings.k, sep)):
+    for start, window in enumerate(shingles):
         if window in shared:  # a running count: +1 where a shared window starts, -1 past its end
             covered[start] += 1
             covered[start + k] -= 1
