@@ -11,7 +11,7 @@ import os
 
 # --- Signing (core: minhash, oph) ------------------------------------------------------------
 
-#: (shingle, hash function) values per numpy call, 8 MB: measured 1.6x faster than 2**17 on 2 cores.
+#: (shingle, hash function) values per numpy call, 8 MB; measured 1.6x faster than 2**17 on 2 cores.
 SIGN_BLOCK_CELLS = 1 << 20
 #: The same for exact mod-prime arithmetic, which makes many temporaries (smaller blocks stay in cache).
 SIGN_BLOCK_CELLS_MOD_PRIME = 1 << 13
