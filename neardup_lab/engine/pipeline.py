@@ -53,7 +53,7 @@ __all__ = [
 
 @dataclass
 class DedupResult:
-    """What :func:`dedup` found: ``clusters`` (sorted index lists), a keeper per cluster, ``copies``
+    """What :func:`dedup` found: ``clusters`` (sorted index lists), their ``keepers``, ``copies``
     ``(first, copy)`` equal after normalisation, and verified ``pairs`` ``(i, j)``, ``i < j``, which
     with the copies join every cluster (a pair already joined is not checked)."""
 
@@ -119,7 +119,8 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
 
 
 class Prepared(NamedTuple):
-    """Documents ready to band and verify: ``sets`` (sorted distinct ids) or ``raw`` (in text order)."""
+    """Documents ready to band and verify: ``sets`` (sorted distinct ids) or ``raw`` (in text order);
+    an exact copy shares its first's ``signatures`` row."""
 
     keys: list[bytes]
     sets: Ragged
