@@ -1,10 +1,5 @@
-"""Task shuffles for :mod:`~neardup_lab.distributed.dedup`: route rows, wire the tasks, count the bytes.
-
-A shuffle moves rows from the ``P`` tasks that made them to the ``Q`` tasks that need them: each
-sender cuts its rows into ``Q`` pieces (:func:`route`), and each receiver joins the piece every
-sender cut for it (:func:`exchange` wires them, :func:`gather` joins them): ``P * Q`` pieces.
-Rows are a numpy array (a row per first-axis entry) or a NamedTuple of such arrays (columns).
-"""
+"""Task shuffles: senders cut rows (an array, or a NamedTuple of column arrays) into one piece per
+receiver (:func:`route`); :func:`exchange` wires the pieces, :func:`gather` joins them."""
 
 from __future__ import annotations
 
@@ -88,8 +83,7 @@ def gather(pieces: Sequence[Any]) -> Any:
 
 
 def exchange(senders: Sequence[Delayed], receivers: int) -> list[list[Delayed]]:
-    """The wiring of a task shuffle: for each receiver ``q``, piece ``q`` of every delayed
-    :class:`Routed` sender (the list a receiving task passes to :func:`gather`).
+    """For each receiver ``q``, piece ``q`` of every delayed :class:`Routed` sender (for :func:`gather`).
 
     >>> import dask
     >>> from dask import delayed
@@ -103,8 +97,7 @@ def exchange(senders: Sequence[Delayed], receivers: int) -> list[list[Delayed]]:
 
 
 def partition_offsets(sizes: Sequence[int]) -> np.ndarray:
-    """Global id of the first document of each partition (document ``j`` of partition ``p`` is
-    ``offsets[p] + j``), and the total at the end.
+    """Global id of the first document of each partition, and the total at the end.
 
     >>> partition_offsets([3, 0, 2]).tolist()
     [0, 3, 3, 5]

@@ -1,5 +1,4 @@
-"""Banding many signatures at once: the candidate pairs of :func:`~neardup_lab.lsh.candidate_pairs`
-as numpy arrays, with no Python object per document."""
+"""Banding many signatures at once: ``candidate_pairs`` as numpy arrays."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import numpy as np
 
 from ..lsh import band_hashes, check_signature_matrix
 from ..support import limits
-from ..support.spans import chunk_bounds, span_positions
+from ..support.spans import chunk_bounds, sorted_runs, span_positions
 from .workers import ordered_map
 
 __all__ = [
@@ -69,13 +68,8 @@ def band_groups(
     among: np.ndarray | None = None,
     keys: BandKeys | None = None,
 ) -> Iterator[BandGroups]:
-    """For each band in turn, the groups of documents whose band values are identical.
-
-    Documents are sorted by :func:`~neardup_lab.lsh.band_hashes` key, then neighbours with equal
-    keys are compared value by value, so a group holds only truly equal bands. ``among`` restricts
-    the grouping to those rows (``order`` still names rows of the whole matrix). ``threads`` bands
-    are grouped at once (numpy sorts without the interpreter lock); the groups are the same.
-    ``keys``: the :class:`BandKeys` of those rows, when the caller made them already.
+    """For each band, the groups of documents with identical band values (equal keys confirmed value by
+    value). ``among``: only those rows; ``threads``: bands at once; ``keys``: their :class:`BandKeys`.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> [g.starts.tolist() for g in band_groups(sigs, bands=2, rows=2)]  # groups of 2 and 1
@@ -90,17 +84,15 @@ def band_groups(
 
 
 class BandKeys(NamedTuple):
-    """The :func:`~neardup_lab.lsh.band_hashes` key of every band of the documents ``docs``
-    (sorted document numbers), one row each: what :func:`band_groups` sorts, and what
-    :meth:`refine` splits a bucket too big to check in full by."""
+    """The ``band_hashes`` key of every band of the documents ``docs`` (sorted), one row each: what
+    :func:`band_groups` sorts, and what :meth:`refine` splits a bucket too big to check by."""
 
     docs: np.ndarray
     keys: np.ndarray
 
     @classmethod
     def of(cls, signatures: np.ndarray, bands: int, rows: int, among: np.ndarray | None = None) -> BandKeys:
-        """The keys of the rows ``among`` of ``signatures`` (all rows by default), computed
-        :data:`~neardup_lab.support.limits.KEY_BLOCK` documents at a time.
+        """The keys of the rows ``among`` of ``signatures`` (default all), ``limits.KEY_BLOCK`` at a time.
 
         >>> BandKeys.of(np.zeros((3, 4), dtype=np.uint32), 2, 2).keys.shape
         (3, 2)
@@ -113,9 +105,7 @@ class BandKeys(NamedTuple):
         return cls(docs, keys)
 
     def refine(self, members: np.ndarray, band: int) -> Iterator[BandGroups]:
-        """A bucket of ``band`` split by each other band in turn: for band ``c``, the groups of
-        ``members`` whose keys agree in band ``c`` too (two bands agree: a pair this close is
-        found in a small group even when the bucket is far too big to check in full).
+        """A bucket of ``band`` split by each other band in turn, for buckets too big to check in full.
 
         >>> keys = BandKeys(np.arange(4), np.array([[1, 5], [1, 5], [1, 6], [1, 6]], dtype=np.uint64))
         >>> [g.starts.tolist() for g in keys.refine(np.arange(4), band=0)]
@@ -124,10 +114,8 @@ class BandKeys(NamedTuple):
         rows = np.searchsorted(self.docs, members)
         for other in range(self.keys.shape[1]):
             if other != band:
-                key = self.keys[rows, other]
-                order = np.argsort(key, kind="stable")
-                ordered = key[order]
-                yield BandGroups(members[order], np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]))
+                order, starts = sorted_runs(self.keys[rows, other])
+                yield BandGroups(members[order], starts)
 
 
 def _group_band(sigs: np.ndarray, docs: np.ndarray, keys: np.ndarray, rows: int, band: int) -> BandGroups:
@@ -159,8 +147,7 @@ def pairs_in_groups(groups: BandGroups) -> np.ndarray:
 
 
 def group_blocks(groups: BandGroups, most_pairs: int) -> Iterator[BandGroups]:
-    """Consecutive runs of ``groups`` whose pairs add up to at most ``most_pairs`` (a group with
-    more pairs alone), so that the pairs of one run fit a memory budget.
+    """Consecutive runs of ``groups`` with at most ``most_pairs`` pairs in all (a bigger group alone).
 
     >>> groups = BandGroups(np.arange(7), np.array([0, 2, 4]))  # sizes 2, 2 and 3: 1, 1, 3 pairs
     >>> [g.starts.tolist() for g in group_blocks(groups, 2)]
@@ -175,13 +162,8 @@ def group_blocks(groups: BandGroups, most_pairs: int) -> Iterator[BandGroups]:
 
 
 def pairs_to_check(groups: BandGroups, most: int, anchors: int) -> tuple[np.ndarray, BandGroups]:
-    """The pairs within ``groups`` that verification checks, and the groups it caps.
-
-    A group of at most ``most`` documents gives all its pairs (:func:`pairs_in_groups`). A
-    bigger one is capped: each member is paired with the group's first ``anchors`` members (its
-    earliest documents), and they with each other, so its work grows with its size, not its
-    square.
-    The capped groups come back too, to count what was left unchecked.
+    """The pairs within ``groups`` that verification checks, and the groups it caps: one of more than
+    ``most`` documents pairs each member with its first ``anchors`` only (linear, not quadratic).
 
     >>> groups = BandGroups(np.arange(10, 17), np.array([0, 2]))  # a pair and a group of five
     >>> pairs, capped = pairs_to_check(groups, most=3, anchors=2)
@@ -202,8 +184,7 @@ def pairs_to_check(groups: BandGroups, most: int, anchors: int) -> tuple[np.ndar
 
 
 def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """The pairs of :func:`~neardup_lab.lsh.candidate_pairs` as a sorted ``(m, 2)`` int64 array:
-    those within the groups of :func:`band_groups`, over all bands, each once.
+    """The pairs of :func:`~neardup_lab.lsh.candidate_pairs` as a sorted ``(m, 2)`` int64 array.
 
     >>> sigs = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 3, 4]], dtype=np.uint32)
     >>> candidate_pair_array(sigs, bands=2, rows=2).tolist()
@@ -214,8 +195,7 @@ def candidate_pair_array(signatures: np.ndarray, bands: int, rows: int) -> np.nd
 
 
 def unique_pairs(pairs: np.ndarray) -> np.ndarray:
-    """The distinct rows of an ``(m, 2)`` array of non-negative ints, sorted (each pair one int64
-    code: about twice as fast as ``np.unique(axis=0)`` on 400,000 pairs).
+    """The sorted distinct rows of ``(m, 2)`` ints >= 0 (int64 codes: 2x as fast as ``np.unique(axis=0)``).
 
     >>> unique_pairs(np.array([[3, 4], [0, 2], [3, 4]])).tolist()
     [[0, 2], [3, 4]]

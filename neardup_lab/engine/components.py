@@ -1,20 +1,16 @@
-"""Clusters from many pairs at once: :func:`~neardup_lab.clusters.clusters_from_pairs` and
-:class:`~neardup_lab.clusters.UnionFind` as numpy passes over arrays (SciPy's
-``connected_components``, imported when first needed so that ``import neardup_lab`` stays free
-of scipy)."""
+"""Clusters from many pairs at once, as numpy passes (SciPy imported on first use)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..support.spans import cut, span_positions
+from ..support.spans import cut, sorted_runs, span_positions
 
 __all__ = ["clusters_from_pair_array", "pair_tuples", "roots", "component_labels", "join_roots"]
 
 
 def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
-    """:func:`~neardup_lab.clusters.clusters_from_pairs` for an ``(m, 2)`` array of pairs, with no
-    Python loop per pair. Raises IndexError when a pair names no document.
+    """``clusters_from_pairs`` for an ``(m, 2)`` array; IndexError when a pair names no document.
 
     >>> clusters_from_pair_array(5, np.array([[0, 2], [2, 4]]))
     [[0, 2, 4], [1], [3]]
@@ -22,10 +18,7 @@ def clusters_from_pair_array(n: int, pairs: np.ndarray) -> list[list[int]]:
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     if len(pairs) and (pairs.min() < 0 or pairs.max() >= n):
         raise IndexError(f"pairs must index documents 0..{n - 1}")
-    labels = component_labels(n, pairs)
-    order = np.argsort(labels, kind="stable")  # members of each label, ascending
-    ordered = labels[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n else np.zeros(0, np.int64)
+    order, starts = sorted_runs(component_labels(n, pairs))  # members of each label, ascending
     sizes = np.diff(np.r_[starts, n])
     # In order of first member; one list cut by slicing (an array per cluster cost 5x as much).
     by_first = np.argsort(order[starts], kind="stable")
@@ -44,8 +37,7 @@ def pair_tuples(pairs: np.ndarray) -> list[tuple[int, int]]:
 
 
 def roots(parent: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """Representatives of ``members`` in an array union-find (``parent[x] == x`` marks one),
-    compressing their paths: :meth:`~neardup_lab.clusters.UnionFind.find` for many at once.
+    """``UnionFind.find`` of many ``members`` in an array union-find, compressing their paths.
 
     >>> parent = np.array([0, 0, 1, 3])
     >>> roots(parent, np.array([2, 3])).tolist(), parent.tolist()
@@ -76,9 +68,7 @@ def component_labels(n: int, pairs: np.ndarray) -> np.ndarray:
 
 
 def join_roots(parent: np.ndarray, pairs: np.ndarray) -> None:
-    """Merge the sets of every pair ``(a, b)`` in an array union-find, in place
-    (:meth:`~neardup_lab.clusters.UnionFind.union` for many pairs): each component of the pairs'
-    representatives points to its smallest one.
+    """``UnionFind.union`` of every pair, in place: each component points to its smallest root.
 
     >>> parent = np.arange(5)
     >>> join_roots(parent, np.array([[3, 4], [4, 1]]))

@@ -1,7 +1,4 @@
-"""Why two documents were paired, or not. :func:`explain` runs two texts through the steps of
-:func:`~neardup_lab.engine.pipeline.dedup` (the same functions, the same settings) and keeps every
-intermediate answer; :func:`ties` gives, for each document a run removed, the pair that tied it
-to its cluster, so a chain (A like B, B like C, A not like C) can be read link by link.
+"""Why two documents were paired or not (:func:`explain`), and what tied each removed one (:func:`ties`).
 
 >>> e = explain("Heavy rain closed the coastal road on Monday morning.",
 ...             "heavy rain closed the coastal road on monday evening", Settings(k=2))
@@ -22,7 +19,7 @@ import numpy as np
 
 from ..settings import Settings
 from ..support.validate import described, require_text
-from ..text import char_shingles, containment, word_shingles, words
+from ..text import char_shingles, containment, windows, word_shingles, words
 from .banding import band_groups
 from .idsets import jaccard_from_texts
 from .pipeline import DedupResult, check_documents, keep_verified, prepare
@@ -39,16 +36,9 @@ _BANDS_LISTED = 16  # matching bands named by str(); all are in Explanation.matc
 
 @dataclass(frozen=True, repr=False)
 class Explanation:
-    """The evidence for one pair of texts ``a`` and ``b`` under ``settings``.
-
-    ``words_a``, ``words_b``: the normalised words; ``shingles_a``, ``shingles_b``: the distinct
-    shingles as strings; ``shared``: those both have, in order of first occurrence in ``a``.
-    ``jaccard``: exact Jaccard of the shingle ids, what ``verify="exact"`` compares with the
-    threshold. ``contained_a_in_b``, ``contained_b_in_a``: containment both ways. ``exact_copy``:
-    equal normalised texts, joined by dedup's exact pass. ``agreeing``: equal signature values
-    (after b-bit truncation when ``settings.bbits`` is set); ``estimate``: the MinHash estimate.
-    ``matching_bands``: bands whose values all agree. ``verified``: verification keeps the pair.
-    """
+    """The evidence for one pair of texts under ``settings``: ``shared`` shingles in order of first
+    occurrence in ``a``; ``jaccard`` of the shingle ids; ``agreeing``: equal signature values (after
+    b-bit truncation); ``matching_bands``: bands whose values all agree; ``verified``: kept."""
 
     settings: Settings
     words_a: tuple[str, ...]
@@ -145,10 +135,10 @@ class Explanation:
         2-word shingles:  a 3, b 3, shared 2, together 4
         exact Jaccard:    2 / 4 = 0.5000 (threshold 0.8)
         containment:      a in b 0.667, b in a 0.667
-        MinHash:          71 of 128 values agree, estimate 0.5547
-        banding:          18 bands x 7 rows; 1 match: band 15
+        MinHash:          52 of 128 values agree, estimate 0.4062
+        banding:          18 bands x 7 rows; none match
         verification:     drops: exact Jaccard 0.5000 < 0.8
-        verdict:          false candidate: a band matches but verification drops the pair
+        verdict:          not near-duplicates: no band matches, and verification would drop the pair
         shared shingles:  1 of 2, in the order of a:
           'a b'
         """
@@ -188,33 +178,27 @@ class Explanation:
         return f"<div class='neardup-explain'><table>{rows}</table>{texts}</div>"
 
 
-def _windows(units: Sequence[str], k: int, sep: str) -> list[str]:
-    """The shingle starting at each position of ``units`` (words or characters), in text order:
-    to place shingles in the text, which their sets cannot."""
-    if len(units) < k:
-        return [sep.join(units)] if units else []
-    return [sep.join(units[i : i + k]) for i in range(len(units) - k + 1)]
-
-
-def _units(text_words: Sequence[str], settings: Settings) -> tuple[Sequence[str], str]:
-    """The units shingles are cut from: the words, or the characters of the normalised text."""
+def _units(text_words: Sequence[str], settings: Settings) -> tuple[Sequence[str], str, list[str]]:
+    """The units shingles are cut from (words, or characters of the normalised text), their
+    separator, and the shingle starting at each unit, in text order."""
     if settings.shingle == "word":
-        return text_words, " "
-    return " ".join(text_words), ""  # normalize(text) is its words joined by single spaces
+        units = list(text_words)
+        return units, " ", [" ".join(run) for run in windows(units, settings.k)]
+    text = " ".join(text_words)  # normalize(text) is its words joined by single spaces
+    return text, "", windows(text, settings.k)
 
 
 def _in_order(text_words: Sequence[str], shared: frozenset[str], settings: Settings) -> tuple[str, ...]:
     """The shared shingles in the order they first occur in the text."""
-    units, sep = _units(text_words, settings)
-    return tuple(dict.fromkeys(w for w in _windows(units, settings.k, sep) if w in shared))
+    return tuple(dict.fromkeys(w for w in _units(text_words, settings)[2] if w in shared))
 
 
 def _marked(text_words: Sequence[str], shared: frozenset[str], settings: Settings) -> str:
     """The normalised text as HTML, units covered by a shared shingle inside ``<mark>``."""
-    units, sep = _units(text_words[:HTML_WORDS], settings)
+    units, sep, shingles = _units(text_words[:HTML_WORDS], settings)
     k = min(settings.k, len(units))
     covered = np.zeros(len(units) + 1, dtype=np.int64)
-    for start, window in enumerate(_windows(units, settings.k, sep)):
+    for start, window in enumerate(shingles):
         if window in shared:  # a running count: +1 where a shared window starts, -1 past its end
             covered[start] += 1
             covered[start + k] -= 1
@@ -240,11 +224,8 @@ def _check_settings(settings: object) -> Settings:
 
 
 def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
-    """The evidence for the pair ``a``, ``b``: every step of :func:`~neardup_lab.engine.pipeline.dedup`.
-
-    ``settings`` default to those of ``dedup``; ``explain(a, b, s).joined`` is true exactly when
-    ``dedup([a, b], **s.to_dict())`` puts them in one cluster. Raises TypeError when ``a`` or
-    ``b`` is not a str or ``settings`` not a :class:`~neardup_lab.settings.Settings`.
+    """The evidence for ``a``, ``b`` at every step of dedup: ``explain(a, b, s).joined`` exactly when
+    ``dedup([a, b], **s.to_dict())`` clusters them. TypeError for a non-str or non-Settings.
 
     >>> e = explain("The river rose fast today", "the river rose FAST, today!")
     >>> e.exact_copy, e.jaccard, e.joined
@@ -289,9 +270,7 @@ def explain(a: str, b: str, settings: Settings | None = None) -> Explanation:
 
 
 class Tie(NamedTuple):
-    """Why ``document`` is in its cluster: the pair it forms with ``neighbour``, one step
-    closer to the cluster's ``keeper`` (``steps`` pairs away), their exact ``jaccard``,
-    and whether they are an ``exact_copy``."""
+    """Why ``document`` is in its cluster: its pair with ``neighbour``, ``steps`` from the ``keeper``."""
 
     document: int
     neighbour: int
@@ -302,12 +281,8 @@ class Tie(NamedTuple):
 
 
 def ties(result: DedupResult, docs: Sequence[str]) -> list[Tie]:
-    """For each document ``result`` removed, the pair that tied it to its cluster, by document.
-
-    Walking the copies and verified pairs breadth first from each keeper, a removed document is
-    reached through one pair, with its ``neighbour``: in a chain A - B - C kept at A, C is tied to
-    B. ``docs``: the texts the run was given. Raises TypeError when ``result`` is not a
-    DedupResult, ValueError when ``docs`` does not hold as many documents as the result.
+    """For each document ``result`` removed, the pair that tied it to its cluster on a breadth-first
+    walk from the keeper. TypeError for a non-DedupResult, ValueError for ``docs`` of another size.
 
     >>> docs = ["a b c d e f g h", "a b c d e f g x", "a b c d e f y x", "z"]
     >>> from neardup_lab.engine.pipeline import dedup

@@ -1,11 +1,4 @@
-"""Shingle ids from texts (the one place a batch of texts becomes ids), and exact Jaccard of
-pairs derived again from the texts.
-
-Keeping every document's ids costs 8 bytes a shingle: 2.4 GB for a million 300-word documents,
-more than the texts. So :func:`~neardup_lab.engine.pipeline.dedup` keeps them up to
-:data:`~neardup_lab.support.limits.IDS_BUDGET` bytes and :func:`jaccard_from_texts` derives the
-others' for the pairs that need them (the same scores, for about the time of signing them).
-"""
+"""Shingle ids from texts, and exact Jaccard from ids derived again (past ``limits.IDS_BUDGET``)."""
 
 from __future__ import annotations
 
@@ -16,7 +9,7 @@ import numpy as np
 from ..hashing import hash_shingles
 from ..settings import Settings
 from ..support import limits
-from ..support.spans import Ragged, chunk_bounds
+from ..support.spans import Ragged, chunk_bounds, lengths_of
 from ..text import char_shingles
 from .tokenize import ngram_ids, tokenize_batch
 from .verify import jaccard_of_pairs, pack_id_sets
@@ -26,9 +19,7 @@ __all__ = ["unsorted_shingle_ids", "sorted_sets", "shingle_id_sets", "jaccard_fr
 
 
 def unsorted_shingle_ids(docs: Sequence[str], settings: Settings, words: Ragged | None = None) -> Ragged:
-    """Each document's shingle ids in text order, repeats included: enough to sign (a minimum
-    ignores order and repeats). ``words``: the :func:`~neardup_lab.engine.tokenize.tokenize_batch`
-    of ``docs``, when the caller has it already.
+    """Each document's shingle ids in text order, repeats included. ``words``: ``tokenize_batch(docs)``.
 
     >>> ids = unsorted_shingle_ids(["rain rain today", "sun"], Settings(k=1))
     >>> ids.counts.tolist(), bool(ids.values[0] == ids.values[1])
@@ -37,16 +28,12 @@ def unsorted_shingle_ids(docs: Sequence[str], settings: Settings, words: Ragged 
     if settings.shingle == "word":
         return ngram_ids(tokenize_batch(docs) if words is None else words, settings.k)
     per_doc = [hash_shingles(char_shingles(doc, settings.k)) for doc in docs]
-    counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
-    return Ragged.from_counts(np.concatenate([np.empty(0, dtype=np.uint64), *per_doc]), counts)
+    return Ragged.from_counts(np.concatenate([np.empty(0, dtype=np.uint64), *per_doc]), lengths_of(per_doc))
 
 
 def sorted_sets(parts: Sequence[Ragged], wanted: np.ndarray, n_jobs: int = 1) -> Ragged:
-    """The sorted distinct ids of the documents where ``wanted`` is true (one bool per
-    document), from their ids in text order in ``parts`` (documents numbered on from one part to
-    the next); the others get no ids. Sorting is most of the cost of an id set, so dedup sorts
-    only documents in some band group, a few thousand at a time on ``n_jobs`` threads.
-    Raises ValueError when ``wanted`` does not have one bool per document.
+    """The sorted distinct ids of the documents ``wanted`` (a bool each, else ValueError) from their ids
+    in text order in ``parts``; the others get none. A few thousand at a time, on ``n_jobs`` threads.
 
     >>> raw = Ragged.from_counts(np.array([7, 3, 7, 5, 9, 9], dtype=np.uint64), np.array([3, 1, 2]))
     >>> sets = sorted_sets([raw], np.array([True, False, True]))
@@ -95,13 +82,7 @@ def jaccard_from_texts(
     n_jobs: int = 1,
     kept: Ragged | None = None,
 ) -> np.ndarray:
-    """Exact Jaccard of each pair ``(a, b)`` of ``docs``: the scores of
-    ``jaccard_of_pairs(shingle_id_sets(docs, settings), pairs)`` in bounded memory.
-
-    The pairs are scored in slices of about :data:`~neardup_lab.support.limits.SLICE_CHARS`
-    characters, on ``n_jobs`` threads; pairs with a long document are taken in order of it, so it
-    is derived once per slice, not once per pair. ``kept``: the id sets of the first documents,
-    held already (as :func:`~neardup_lab.engine.pipeline.prepare_many` keeps them); not derived again.
+    """Exact Jaccard of each pair of ``docs``, ids derived by slices (``kept``: the first ones' sets).
 
     >>> docs = ["a b c d", "a b c e", "x"]
     >>> jaccard_from_texts(docs, Settings(k=1), np.array([[0, 1], [1, 2]])).tolist()

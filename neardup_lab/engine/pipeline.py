@@ -20,7 +20,7 @@ from ..docfreq import max_count
 from ..minhash import empty_value
 from ..settings import RECALL_WEIGHTS, Settings
 from ..support import limits
-from ..support.spans import Ragged, chunk_bounds, cut
+from ..support.spans import Ragged, chunk_bounds, cut, lengths_of, sorted_runs
 from ..support.validate import first_not_text, shown
 from ..text import words
 from .banding import BandKeys, band_groups
@@ -55,14 +55,9 @@ __all__ = [
 
 @dataclass
 class DedupResult:
-    """What :func:`dedup` found.
-
-    ``clusters``: sorted lists of indices, every document in exactly one; ``keepers``: one index
-    per cluster, in cluster order; ``copies``: pairs ``(first, copy)`` equal after normalisation;
-    ``pairs``: verified pairs ``(i, j)``, ``i < j``, which with the copies join every cluster (a
-    pair already joined is not checked, so not every similar pair is listed); ``settings``: every
-    setting that shaped the result; ``stats``: counts and seconds per stage (ignored by ``==``).
-    """
+    """What :func:`dedup` found: ``clusters`` (sorted index lists), their ``keepers``, ``copies``
+    ``(first, copy)`` equal after normalisation, and verified ``pairs`` ``(i, j)``, ``i < j``, which
+    with the copies join every cluster (a pair already joined is not checked)."""
 
     pairs: list[tuple[int, int]]
     clusters: list[list[int]]
@@ -84,8 +79,7 @@ class DedupResult:
 
 
 def exact_keys(words: Ragged) -> list[bytes]:
-    """The exact-copy key of each document: 128 bits of XXH3 over its word hashes (``words`` from
-    :func:`~neardup_lab.engine.tokenize.tokenize_batch`), equal when the normalised words are.
+    """The exact-copy key of each document: XXH3-128 of its word hashes (from ``tokenize_batch``).
 
     >>> keys = exact_keys(tokenize_batch(["Rain today.", "rain   TODAY", "today rain"]))
     >>> keys[0] == keys[1], keys[0] == keys[2]
@@ -151,13 +145,8 @@ def exact_groups(docs: Sequence[str]) -> list[int]:
 
 
 class Prepared(NamedTuple):
-    """Documents ready to band and verify: exact keys, shingle ids, signatures.
-
-    ``sets``: each document's sorted distinct shingle ids, what exact verification reads; or, with
-    ``ids="raw"``, ``raw``: the ids in text order, one part per chunk, for a caller that sorts only
-    the documents it verifies. Under an ids budget they cover only the first documents.
-    ``signatures``: one row per document; an exact copy within the batch shares its first's row.
-    """
+    """Documents ready to band and verify: ``sets`` (sorted distinct ids) or ``raw`` (in text order);
+    an exact copy shares its first's ``signatures`` row."""
 
     keys: list[bytes]
     sets: Ragged
@@ -165,19 +154,11 @@ class Prepared(NamedTuple):
     raw: tuple[Ragged, ...] = ()
 
 
-#: What :func:`prepare` keeps of the shingle ids: sorted id sets, ids in text order, or none.
-ID_FORMS = ("sets", "raw", "none")
-
-
 def prepare(
     docs: Sequence[str], settings: Settings, ids: str = "sets", drop: np.ndarray | None = None
 ) -> Prepared:
-    """Normalise, key, shingle and sign a batch of documents: the one kernel every entry point runs.
-
-    Only the first copy of each normalised text is signed. ``ids``: what to keep of the shingle
-    ids, ``"sets"`` (sorted, distinct), ``"raw"`` (text order, in ``raw``) or ``"none"``.
-    ``drop``: sorted ids to leave out (:func:`frequent_shingle_ids`), required with ``max_df``.
-    Raises ValueError for another ``ids``, or for ``max_df`` without ``drop``.
+    """Normalise, key, shingle and sign a batch (each normalised text once). ``ids``: ``"sets"``,
+    ``"raw"`` or ``"none"``; ``drop``: sorted ids to leave out, required with ``max_df`` (ValueError).
 
     >>> p = prepare(["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1))
     >>> p.keys[0] == p.keys[1], p.sets.offsets.tolist()
@@ -204,7 +185,6 @@ def prepare(
     signed = first_of == np.arange(len(keys))
     hasher = settings.hasher()
     signatures = np.empty((len(docs), hasher.num_perm), dtype=hasher.dtype)
-    # Gather the ids of the documents to sign only when some are copies (usually none are).
     to_sign = shingles if signed.all() else shingles.take(np.flatnonzero(signed))
     signatures[signed] = sign_flat(hasher, to_sign.values, to_sign.counts)
     signatures[~signed] = signatures[first_of[~signed]]  # an exact copy has its first's signature
@@ -233,8 +213,7 @@ class Frequent(NamedTuple):
 def frequent_ids(
     counted: Sequence[tuple[np.ndarray, np.ndarray]], max_df: float | int, n_documents: int
 ) -> Frequent:
-    """:func:`~neardup_lab.docfreq.frequent_shingles` for parts ``(ids, counts)`` (distinct uint64
-    ids, documents holding each): the sorted ids in more than ``max_df`` of ``n_documents``.
+    """The sorted ids in more than ``max_df`` of ``n_documents``, from parts ``(ids, documents)``.
 
     >>> part = (np.array([3, 5, 9], dtype=np.uint64), np.array([2, 1, 1]))
     >>> found = frequent_ids([part, part], 0.5, 4)  # id 3 is in 4 of 4 documents, 5 and 9 in 2
@@ -246,17 +225,14 @@ def frequent_ids(
     if not len(ids):  # no document has a shingle
         return Frequent(ids, 0, 0)
     counts = np.concatenate([np.asarray(c, dtype=np.int64) for _, c in counted])
-    order = np.argsort(ids, kind="stable")
-    ids, counts = ids[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    totals = np.add.reduceat(counts, starts.astype(np.intp, copy=False))
+    order, starts = sorted_runs(ids)
+    totals = np.add.reduceat(counts[order], starts.astype(np.intp, copy=False))
     frequent = totals > limit
-    return Frequent(ids[starts][frequent], int(totals.sum()), int(totals[frequent].sum()))
+    return Frequent(ids[order[starts]][frequent], int(totals.sum()), int(totals[frequent].sum()))
 
 
 def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 1) -> Frequent:
-    """The sorted shingle ids found in more than ``settings.max_df`` of ``docs``
-    (:func:`frequent_ids`), counted in chunks as :func:`prepare_many` cuts them.
+    """The sorted shingle ids found in more than ``settings.max_df`` of ``docs``.
 
     >>> docs = ["menu rain", "menu sun", "menu wind", "storm"]
     >>> frequent_shingle_ids(docs, Settings(k=1, max_df=0.5)).ignored  # "menu" is in 3 of 4
@@ -264,25 +240,22 @@ def frequent_shingle_ids(docs: Sequence[str], settings: Settings, n_jobs: int = 
     """
     if settings.max_df is None:
         return Frequent(np.empty(0, dtype=np.uint64), 0, 0)
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
 
     def count(bound: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        ids = unsorted_shingle_ids(docs[bound[0] : bound[1]], settings)
-        if not len(ids.values):
-            return ids.values, np.empty(0, dtype=np.int64)
-        values, owner = ids.values, ids.owners()
-        order = np.lexsort((values, owner))
-        values, owner = values[order], owner[order]
-        first = np.r_[True, (values[1:] != values[:-1]) | (owner[1:] != owner[:-1])]  # once per document
-        return np.unique(values[first], return_counts=True)
+        sets = pack_id_sets(unsorted_shingle_ids(docs[bound[0] : bound[1]], settings))
+        return np.unique(sets.values, return_counts=True)  # an id once per document holding it
 
-    return frequent_ids(list(ordered_map(count, bounds, n_jobs)), settings.max_df, len(docs))
+    return frequent_ids(list(ordered_map(count, _chunks(docs), n_jobs)), settings.max_df, len(docs))
+
+
+def _chunks(docs: Sequence[str]) -> list[tuple[int, int]]:
+    """Bounds of the chunks :func:`prepare_many` cuts ``docs`` into."""
+    return list(chunk_bounds(lengths_of(docs), limits.CHUNK_CHARS, limits.CHUNK_DOCS))
 
 
 def _check_id_form(ids: object) -> None:
-    if ids not in ID_FORMS:
-        raise ValueError(f"ids must be one of {', '.join(map(repr, ID_FORMS))}, got {ids!r}")
+    if ids not in ("sets", "raw", "none"):
+        raise ValueError(f"ids must be one of 'sets', 'raw', 'none', got {ids!r}")
 
 
 def prepare_many(
@@ -294,11 +267,7 @@ def prepare_many(
     ids: str = "sets",
     drop: np.ndarray | None = None,
 ) -> Prepared:
-    """:func:`prepare` (same ``ids`` and ``drop``) for any number of documents, in chunks of at
-    most :data:`~neardup_lab.support.limits.CHUNK_DOCS` documents or
-    :data:`~neardup_lab.support.limits.CHUNK_CHARS` characters, over ``n_jobs`` threads (its
-    numpy passes run without the interpreter lock); the answer does not depend on ``n_jobs``.
-    With ``ids_budget`` (bytes), only the ids of the first documents that fit are kept.
+    """:func:`prepare` in chunks on ``n_jobs`` threads, keeping at most ``ids_budget`` bytes of ids.
 
     >>> docs, settings = ["Rain today.", "rain   TODAY", "Sun"], Settings(num_perm=8, k=1)
     >>> bool((prepare_many(docs, settings, n_jobs=2).signatures == prepare(docs, settings).signatures).all())
@@ -307,8 +276,7 @@ def prepare_many(
     [0, 2]
     """
     _check_id_form(ids)
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    bounds = list(chunk_bounds(lengths, limits.CHUNK_CHARS, limits.CHUNK_DOCS))
+    bounds = _chunks(docs)
     collected = _Collected(len(docs), settings, ids_budget)
     with progress_bar(total=len(docs), desc="signing", unit="doc", disable=not progress) as bar:
         # Once the budget is full, chunks that start later skip sorting ids no one keeps.
@@ -323,8 +291,7 @@ def prepare_many(
 
 
 class _Collected:
-    """Chunk results as they arrive: signatures copied into one array (each chunk's freed at
-    once), ids kept as each chunk made them up to the first document beyond ``ids_budget``."""
+    """Chunk results as they arrive: signatures in one array, ids up to ``ids_budget``."""
 
     def __init__(self, n: int, settings: Settings, ids_budget: int | None) -> None:
         hasher = settings.hasher()
@@ -379,8 +346,7 @@ def check_documents(docs: object) -> Sequence[str]:
 
 
 def check_jobs(n_jobs: object) -> int:
-    """The threads ``n_jobs`` asks for: a positive int up to :func:`~neardup_lab.support.limits.most_workers`,
-    or -1 for one per core; 1 in the browser (with a warning).
+    """The threads ``n_jobs`` asks for (-1: one per core); 1 in the browser, with a warning.
 
     >>> check_jobs(1), check_jobs(-1) >= 1
     (1, True)
@@ -414,8 +380,7 @@ def check_jobs(n_jobs: object) -> int:
 
 
 class _Clock:
-    """Seconds per stage, each measured around that stage's own code. A stage entered
-    inside another pauses it: the checks of verification run inside the banding loop."""
+    """Seconds per stage; a stage entered inside another pauses it (verification runs in banding)."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
@@ -450,8 +415,7 @@ class _Clock:
 
 
 def looks_unspaced(docs: Sequence[str], settings: Settings) -> bool:
-    """True when word shingles are asked for but most documents are one long "word": text
-    written without spaces (Chinese, Japanese, Thai), which needs ``shingle="char"``.
+    """True when word shingles meet documents mostly one "word" long (text written without spaces).
 
     >>> looks_unspaced(["今日は雨が降っています。", "明日は晴れるでしょう。"], Settings())
     True
@@ -475,10 +439,7 @@ def _has_shingles(signatures: np.ndarray, settings: Settings) -> np.ndarray:
 
 
 def candidates_warning(result: DedupResult) -> str | None:
-    """What to say, with the remedy, when the bands propose more than
-    :data:`~neardup_lab.support.limits.CANDIDATES_PER_DOCUMENT` pairs per document and most pairs
-    checked (nine in ten) fail verification: documents share text that is not theirs (a template, menus,
-    licences), and the pairs grow with the square of the corpus; else None.
+    """The warning, with its remedy, when candidate pairs exploded and nine in ten failed; else None.
 
     >>> candidates_warning(dedup(["rain today in the city", "sun"], k=1)) is None
     True
@@ -521,9 +482,7 @@ def max_df_warning(settings: Settings, ignored: dict[str, float], n: int) -> str
 def keep_verified(
     settings: Settings, prepared: Prepared, score: Callable[[np.ndarray], np.ndarray] | None = None
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """The test a candidate pair must pass, as a function of an ``(m, 2)`` array of pairs.
-    Exact verification reads the prepared sorted sets, unless ``score`` replaces it (for example
-    :func:`~neardup_lab.engine.idsets.jaccard_from_texts`); without either it raises ValueError.
+    """The test candidate pairs ``(m, 2)`` must pass; exact verification needs the sets or ``score``.
 
     >>> p = prepare(["a b c d", "a b c e"], Settings(num_perm=8, k=1))
     >>> keep_verified(Settings(threshold=0.6, k=1), p)(np.array([[0, 1]])).tolist()
@@ -542,16 +501,6 @@ def keep_verified(
     return lambda pairs: np.asarray(settings.estimate(sigs[pairs[:, 0]], sigs[pairs[:, 1]])) >= threshold
 
 
-def _exact_scorer(
-    docs: Sequence[str], settings: Settings, sets: Ragged, n_jobs: int
-) -> Callable[[np.ndarray], np.ndarray] | None:
-    """What exact verification scores with: None (the kept sets) when they cover every document,
-    else the kept sets plus ids derived again."""
-    if settings.verify != "exact" or sets.lists == len(docs):
-        return None
-    return partial(jaccard_from_texts, docs, settings, n_jobs=n_jobs, kept=sets)
-
-
 def dedup(
     docs: Sequence[str],
     threshold: float = 0.8,
@@ -564,15 +513,9 @@ def dedup(
 ) -> DedupResult:
     """Find near-duplicate documents and keep one per cluster.
 
-    Documents equal after normalisation are joined as copies; the first copy of each text is
-    signed (:func:`prepare_many`, on ``n_jobs`` threads, -1 for all cores; the answer does not
-    depend on it), banded, and each candidate pair verified (``verify="exact"``: exact Jaccard at
-    least ``threshold``; ``"estimate"``: the signatures; ``"none"``: kept) unless already joined.
-    Connected components are the clusters; :func:`~neardup_lab.clusters.choose_keepers` picks one
-    per cluster. Every other keyword (``shingle``, ``bands``, ``rows``, ``scheme``, ``seed``,
-    ``verify``, ``keeper``, ``bbits``, ``max_df``) is a field of
-    :class:`~neardup_lab.settings.Settings`, which checks them all. ``progress`` draws a bar on
-    standard error. Warns when word shingles meet text written without spaces.
+    Exact copies are joined, one copy of each text signed and banded, and each candidate pair not
+    yet joined verified; clusters are connected components. ``n_jobs``: threads (-1: all cores);
+    other keywords are :class:`~neardup_lab.settings.Settings` fields. ``progress``: a bar.
 
     >>> docs = ["the heavy rain closed schools in the coastal district today",
     ...         "The heavy rain closed schools in the coastal district today!",
@@ -624,7 +567,9 @@ def dedup(
                 in_groups[band.order] = True
             kept = in_groups[: sum(part.lists for part in prepared.raw)]
             prepared = prepared._replace(sets=sorted_sets(prepared.raw, kept, jobs), raw=())
-        score = _exact_scorer(docs, settings, prepared.sets, jobs)
+        score = None
+        if exact and prepared.sets.lists < n:  # ids past the budget are derived again
+            score = partial(jaccard_from_texts, docs, settings, n_jobs=jobs, kept=prepared.sets)
         keep = clock.timed("verified", keep_verified(settings, prepared, score))
 
     with clock.stage("candidates"):  # proposing pairs and skipping those joined; the checks are "verified"

@@ -1,7 +1,4 @@
-"""Signing many documents at once: :meth:`~neardup_lab.minhash.MinHasher.signature` of
-concatenated shingle ids, as many whole documents as fit in
-:data:`~neardup_lab.support.limits.SIGN_BLOCK_CELLS` hash values per numpy call (a longer document
-block by block), with no Python object per document."""
+"""``MinHasher.signature`` of many documents at once, ``limits.SIGN_BLOCK_CELLS`` values per call."""
 
 from __future__ import annotations
 
@@ -42,7 +39,6 @@ def sign_flat(hasher: MinHasher, ids: np.ndarray, lengths: np.ndarray) -> np.nda
     start_doc = 0
     while start_doc < len(lengths):
         first_id = ends[start_doc] - lengths[start_doc]
-        # As many whole documents as fit in the block, and at least one: a longer one is alone.
         stop_doc = max(int(np.searchsorted(ends, first_id + per_block, side="right")), start_doc + 1)
         # One-permutation hashing makes one value per id: its memory is linear already.
         if lengths[start_doc] > per_block and hasher.scheme != "one-permutation":

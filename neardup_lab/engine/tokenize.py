@@ -1,13 +1,5 @@
-"""Word shingle ids straight from the bytes of many texts, with no Python object per word.
-
-A batch is one UTF-8 buffer and each step a numpy pass over it: case folding
-(:func:`fold_non_ascii` after NFKC, then ASCII lower-cased), word boundaries where a byte ending
-a word changes, a hash per word (:func:`word_hashes`), a polynomial of ``k`` word hashes per
-shingle (:func:`ngram_ids`). Jaccard over the ids equals Jaccard over
-:func:`~neardup_lab.text.word_shingles` (barring a 64-bit collision), though the ids differ from
-``hash_shingles(word_shingles(...))``. Memory follows :data:`~neardup_lab.support.limits.TOKENIZE_CHARS`:
-a longer document is cut where NFKC starts afresh and a word ends.
-"""
+"""Word shingle ids from the bytes of many texts, by numpy passes with no Python object per word.
+Their Jaccard equals that of ``word_shingles`` (barring 64-bit collisions); the ids differ."""
 
 from __future__ import annotations
 
@@ -21,16 +13,14 @@ import numpy as np
 from .. import hashing
 from ..hashing import splitmix64
 from ..support import limits
-from ..support.spans import Ragged, chunk_bounds, span_positions
+from ..support.spans import Ragged, chunk_bounds, lengths_of, span_positions
 from ..support.validate import first_not_text, require_text
 from ..text import require_shingle_size, separates_words
 
 __all__ = ["tokenize_batch", "fold_non_ascii", "word_hashes", "ngram_ids", "shingle_ids", "shingle_id_batch"]
 
-# Odd multiplier of the polynomial that combines word hashes (a 64-bit golden-ratio constant).
 _POLY = np.uint64(hashing.SHINGLE_POLY)
-# Bytes that end a word: ASCII whitespace, punctuation and symbols (normalize() makes these
-# spaces). Bytes of other characters are word bytes (their text was normalised already).
+# Bytes that end a word: ASCII whitespace, punctuation and symbols (others were normalised already).
 _ENDS_WORD = [b < 128 and (chr(b).isspace() or unicodedata.category(chr(b))[0] in "PS") for b in range(256)]
 # Whether a byte is inside a word: the definition, which _WORD_RUNS turns into comparisons.
 _IN_WORD_TABLE = ~np.array(_ENDS_WORD, dtype=np.bool_)
@@ -40,8 +30,7 @@ _LENGTH_MIX = np.uint64(hashing.LENGTH_MIX)
 
 
 def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
-    """Each document's UTF-8 bytes, NFKC-normalised where it is not ASCII. The loops are ``map``
-    calls, which run in C (a Python loop cost about 0.4 µs a document more)."""
+    """Each document's UTF-8 bytes, NFKC where not ASCII (``map`` loops: 0.4 µs a document faster)."""
     ascii = np.fromiter(map(str.isascii, docs), dtype=np.bool_, count=len(docs))
     texts = docs
     if not ascii.all():
@@ -54,8 +43,7 @@ def _normalized_parts(docs: Sequence[str]) -> list[bytes]:
 
 @cache
 def _joins_back() -> frozenset[str]:
-    """The characters canonical composition may join to the one before them (about 0.2 s, once):
-    the second of every two-character canonical decomposition, Hangul vowel and trailing jamo."""
+    """The characters canonical composition may join to the one before them (0.2 s, once)."""
     joins = {chr(cp) for cp in [*range(0x1161, 0x1176), *range(0x11A8, 0x11C3)]}
     for cp in range(0x30000):
         parts = unicodedata.decomposition(chr(cp)).split()
@@ -66,17 +54,13 @@ def _joins_back() -> frozenset[str]:
 
 @cache
 def _starts_afresh(char: str) -> bool:
-    """Whether ``_nfkc(a + char + b) == _nfkc(a) + _nfkc(char + b)`` for any ``a``, ``b``: ``char``
-    and the first character of its decomposition have combining class 0 and neither joins the
-    character before it (every ASCII character qualifies)."""
+    """Whether ``_nfkc(a + char + b) == _nfkc(a) + _nfkc(char + b)`` for any ``a``, ``b``."""
     first = unicodedata.normalize("NFKD", char)[:1] or char
     return not (unicodedata.combining(char) or unicodedata.combining(first) or {char, first} & _joins_back())
 
 
 def _nfkc(text: str, expands: bool = True) -> str:
-    """``unicodedata.normalize("NFKC", text)``; when some character ``expands`` to several (see
-    :func:`_expanding`) and NFKC starts afresh at every character, each character is normalised
-    alone, by one table lookup (CPython's NFKC took 2.6 µs for each ``ﷺ``, 20 times as long).
+    """NFKC of ``text``, by a lookup per character when one ``expands`` (CPython: 20x as long on ``ﷺ``).
 
     >>> _nfkc("ﬁne ﷺ 2¹") == unicodedata.normalize("NFKC", "ﬁne ﷺ 2¹")
     True
@@ -106,7 +90,7 @@ def _expanders() -> np.ndarray:
 
 def _expanding(texts: list[str]) -> np.ndarray:
     """Whether each text holds a character that NFKC makes four or more: one numpy pass."""
-    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    ends = np.cumsum(lengths_of(texts))
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
     table = _expanders()
     # a code point is at most U+10FFFF, so it fits np.intp even where that is int32 (the browser)
@@ -117,9 +101,7 @@ def _expanding(texts: list[str]) -> np.ndarray:
 
 
 def _normalized_pieces(text: str, size: int) -> Iterator[str]:
-    """The NFKC form of ``text`` in consecutive pieces of about ``size`` characters, each ending
-    where a word ends, so the words of the pieces are the words of the text. The text is cut
-    just before characters where NFKC starts afresh; a word not ended in a piece is held.
+    """The NFKC form of ``text`` in pieces of about ``size`` characters, each ending where a word ends.
 
     >>> list(_normalized_pieces("Rain, ﬁne cafe\u0301", 4))  # the accent joins the e
     ['Rain,', ' ', 'fine ', 'café']
@@ -146,17 +128,14 @@ def _words_end(text: str) -> int:
     """The length of the longest start of ``text`` that ends where a word ends (0: none)."""
     for at in range(len(text) - 1, -1, -1):  # most pieces have a break near their end
         char = text[at]
-        # A separator that casefolds to something other than spaces is rare.
         if separates_words(char) and (char.isascii() or _folded(ord(char), 4).isspace()):
             return at + 1
     return 0
 
 
 def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
-    """Case-fold the characters of UTF-8 ``text`` that are not ASCII, those that separate words as
-    spaces; ASCII bytes stay. With ASCII lower-cased after, this is the casefold of the whole
-    text. Only distinct characters are folded in Python. A few fold to another length (``İ`` to
-    ``i̇``): ``positions`` (byte offsets, not inside a character) are returned moved.
+    """Case-fold the non-ASCII characters of UTF-8 ``text`` (separators to spaces); ``positions``
+    (byte offsets) come back moved where a character changes length (``İ`` to ``i̇``).
 
     >>> text, moved = fold_non_ascii("İSTANBUL — ÉCOLE".encode(), np.array([0, 13]))
     >>> text.decode(), moved.tolist()  # ASCII letters keep their case here
@@ -165,7 +144,6 @@ def fold_non_ascii(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarra
     positions = np.asarray(positions)
     if text.isascii():
         return text, positions
-    # Blocks cut between characters: the work takes about 40 bytes per character.
     pieces, moved, start, shift = [], [], 0, 0
     while start < len(text):
         stop = min(start + limits.FOLD_BLOCK_BYTES, len(text))
@@ -217,10 +195,9 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
     hit = np.flatnonzero(moving[which])
     if not len(hit):
         return out.tobytes(), positions
-    # Rare: drop the old bytes of each character that changes length, insert its folded bytes.
     at, old_size, which = lead[hit], size[hit], which[hit]
     new_bytes = np.frombuffer(b"".join(new), dtype=np.uint8)
-    new_size = np.fromiter(map(len, new), dtype=np.int64, count=len(new))
+    new_size = lengths_of(new)
     new_start = np.cumsum(new_size) - new_size
     keep = np.ones(len(out), dtype=bool)
     keep[span_positions(at, old_size)] = False
@@ -232,8 +209,7 @@ def _fold_block(text: bytes, positions: np.ndarray) -> tuple[bytes, np.ndarray]:
 
 
 def _folded(code_point: int, size: int) -> bytes:
-    """The UTF-8 bytes of one character case-folded, separators as spaces (``size`` spaces, the
-    character's own length, when nothing else is left)."""
+    """One character case-folded to UTF-8, separators as spaces (``size`` spaces if only those)."""
     folded = "".join(" " if separates_words(c) else c for c in chr(code_point).casefold())
     return b" " * size if folded.isspace() else folded.encode("utf-8", "surrogatepass")
 
@@ -331,17 +307,14 @@ def _word_runs(in_word: np.ndarray) -> list[tuple[np.uint8, np.uint8]]:
     return [(np.uint8(a), np.uint8((b - a) % 256)) for a, b in zip(starts.tolist(), ends.tolist())]
 
 
-# The bytes inside words once ASCII is lower-cased (no A-Z left: counting them out merges two runs),
-# as four runs of byte values: DEL to 255 with 0-8, 14-27, digits, a-z.
+# The bytes inside words once ASCII is lower-cased: four runs (DEL to 255 with 0-8, 14-27, digits, a-z).
 _lower_in_word = _IN_WORD_TABLE.copy()
 _lower_in_word[ord("A") : ord("Z") + 1] = False
 _WORD_RUNS = _word_runs(_lower_in_word)
 
 
 def _in_word(lowered: np.ndarray) -> np.ndarray:
-    """Whether each byte of the lower-cased buffer is inside a word, with one ``False`` before
-    and after: two SIMD passes per run of :data:`_WORD_RUNS` (a table lookup per byte, numpy's
-    ``take``, took 2.5 times as long).
+    """Whether each byte is in a word, padded by ``False``: 2.5x faster than a ``take`` lookup table.
 
     >>> _in_word(np.frombuffer(b"a1, b", dtype=np.uint8)).astype(int).tolist()
     [0, 1, 1, 0, 0, 1, 0]
@@ -356,8 +329,7 @@ def _in_word(lowered: np.ndarray) -> np.ndarray:
 
 
 def _lowered(raw: np.ndarray) -> np.ndarray:
-    """ASCII letters of the uint8 array ``raw`` lower-cased (other bytes as they are): the
-    0x20 bit set where a byte is ``A``-``Z``, four SIMD passes instead of a table lookup per byte.
+    """ASCII letters of the uint8 array ``raw`` lower-cased, in four SIMD passes (no lookup table).
 
     >>> bytes(_lowered(np.frombuffer(b"Rain@Z[", dtype=np.uint8)))
     b'rain@z['
@@ -370,8 +342,7 @@ def _lowered(raw: np.ndarray) -> np.ndarray:
 
 
 def tokenize_batch(docs: Sequence[str]) -> Ragged:
-    """The uint64 hashes of each document's words, one list per document: equal words after
-    :func:`~neardup_lab.text.normalize` get equal hashes in any document. TypeError for a non-str.
+    """The uint64 hashes of each document's normalised words, one list per document.
 
     >>> words = tokenize_batch(["Heavy rain.", "", "RAIN, rain"])
     >>> words.counts.tolist(), bool(words.values[1] == words.values[2] == words.values[3])
@@ -389,9 +360,8 @@ def tokenize_batch(docs: Sequence[str]) -> Ragged:
 
 
 def _blocks(docs: Sequence[str], size: int) -> Iterator[tuple[np.ndarray, list[bytes]]]:
-    """The normalised UTF-8 bytes of ``docs`` in blocks of about ``size`` characters (parts, and
-    the document of each): runs of whole documents, or one piece of a longer document."""
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    """The normalised UTF-8 bytes of ``docs`` in blocks of about ``size`` characters, with owners."""
+    lengths = lengths_of(docs)
     start = 0
     for stop in [*np.flatnonzero(lengths > size).tolist(), len(docs)]:
         for a, b in chunk_bounds(lengths[start:stop], size, stop - start):
@@ -404,7 +374,7 @@ def _blocks(docs: Sequence[str], size: int) -> Iterator[tuple[np.ndarray, list[b
 
 def _tokenize_parts(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`tokenize_batch` of normalised UTF-8 texts."""
-    sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    sizes = lengths_of(parts)
     doc_starts = np.cumsum(sizes + 1) - sizes - 1
     joined = b" ".join(parts)  # a space between documents: no word crosses
     joined, doc_starts = fold_non_ascii(joined, doc_starts)
@@ -419,8 +389,7 @@ def _tokenize_parts(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ngram_ids(words: Ragged, k: int) -> Ragged:
-    """Ids of every k-word window of every document (repeats included), from its word hashes;
-    a document of 1 to ``k - 1`` words gets one id for all of them.
+    """Ids of every k-word window of every document; one of 1 to ``k - 1`` words gets one id.
 
     >>> ids = ngram_ids(tokenize_batch(["a b c a b c", "a b"]), 3)
     >>> ids.counts.tolist(), len(set(ids.of(0).tolist()))
@@ -430,7 +399,6 @@ def ngram_ids(words: Ragged, k: int) -> Ragged:
     counts = words.counts
     hashes = np.asarray(words.values, dtype=np.uint64)
     ends = words.offsets[1:]
-    # Full k-word windows: the polynomial over k shifted slices of the concatenation.
     full = np.zeros(max(len(hashes) - k + 1, 0), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(k):

@@ -1,7 +1,4 @@
-"""Threads for numpy passes: a sort, comparison or gather over a large array runs without the
-interpreter lock, so threads spending their time in such passes use every core and read the data
-where it is (:func:`ordered_map`). A Python loop per item holds the lock: threads do not help it.
-"""
+"""Threads for numpy passes, which release the interpreter lock (a Python loop per item does not)."""
 
 from __future__ import annotations
 
@@ -24,9 +21,7 @@ Result = TypeVar("Result")
 
 
 def ordered_map(func: Callable[[Item], Result], items: Iterable[Item], threads: int = 1) -> Iterator[Result]:
-    """``map(func, items)`` over ``threads`` threads, results in order (one thread, or the browser:
-    plain ``map``). At most two items per thread run ahead of the awaited result, so early results
-    do not pile up (``ThreadPoolExecutor.map`` starts every item at once).
+    """``map(func, items)`` on ``threads`` threads, in order, at most two items per thread ahead.
 
     >>> list(ordered_map(lambda x: x * x, range(5), threads=2))
     [0, 1, 4, 9, 16]
@@ -45,8 +40,7 @@ def ordered_map(func: Callable[[Item], Result], items: Iterable[Item], threads: 
 
 
 def progress_bar(**options: Any) -> tqdm:
-    """A ``tqdm`` progress bar made with ``options``; in the browser, without the monitor thread
-    tqdm would try to start there (and warn that it could not).
+    """A ``tqdm`` bar; in the browser, without tqdm's monitor thread (which cannot start there).
 
     >>> with progress_bar(total=3, disable=True) as bar:
     ...     bar.update(3)

@@ -1,6 +1,5 @@
-"""Batch sizes, memory budgets and input limits, in one place, each with its reason: every
-batched step works on a bounded piece of its input, so memory stays bounded whatever the corpus.
-Modules read them as ``limits.NAME`` when they run (never copied at import), so a test can shrink one.
+"""Batch sizes, memory budgets and input limits, each with its reason. Modules read them as
+``limits.NAME`` when they run (never copied at import), so a test can shrink one.
 
 >>> CHUNK_DOCS, CHUNK_CHARS
 (2000, 1000000)
@@ -12,8 +11,7 @@ import os
 
 # --- Signing (core: minhash, oph) ------------------------------------------------------------
 
-#: (shingle, hash function) values per numpy call, 8 MB. Measured on 2 cores, 1.6x faster than 2**17,
-#: and two signing threads no longer queue for the interpreter (slower than one at 2**15).
+#: (shingle, hash function) values per numpy call, 8 MB; measured 1.6x faster than 2**17 on 2 cores.
 SIGN_BLOCK_CELLS = 1 << 20
 #: The same for exact mod-prime arithmetic, which makes many temporaries (smaller blocks stay in cache).
 SIGN_BLOCK_CELLS_MOD_PRIME = 1 << 13
@@ -30,8 +28,7 @@ KEY_BLOCK = 1 << 17
 QUERY_BATCH = 4096
 #: Candidate pairs built at once by verification (16 MB), a band's groups taken in blocks.
 PAIR_BLOCK = 1 << 20
-#: Documents of a bucket (a band group) whose every pair is checked. A bigger bucket (one story
-#: syndicated thousands of times, a shared template) would cost the square of its size.
+#: Documents of a bucket (a band group) whose every pair is checked; a bigger one would cost its square.
 BUCKET_SIZE = 100
 #: Members of a bigger bucket every other member is checked against (and they with each other).
 BUCKET_ANCHORS = 8
@@ -42,33 +39,28 @@ BUCKET_ANCHORS = 8
 CHUNK_DOCS = 2000
 #: Characters per unit of work, so that its word arrays stay in the cache.
 CHUNK_CHARS = 1_000_000
-#: Characters tokenised together. A longer document is cut into pieces of about this many
-#: characters of normalised text (NFKC may make a character 18), so memory follows this, not the document.
+#: Characters tokenised together; a longer document is cut into pieces of about this many.
 TOKENIZE_CHARS = 1 << 18
 #: Bytes of text folded together by fold_non_ascii.
 FOLD_BLOCK_BYTES = 1 << 22
-#: Memory dedup keeps for shingle ids, 640 MiB (about 280,000 documents of 300 words); verification
-#: derives the others' again, slower for those documents, but memory stays bounded at any size.
+#: Bytes of shingle ids dedup keeps (640 MiB); verification derives the others' again from the texts.
 IDS_BUDGET = 640 << 20
-#: Characters whose ids verification derives together from texts (a document in several pairs
-#: counts several times), about a million distinct characters, as in a prepare chunk.
+#: Characters whose ids verification derives together (a document in several pairs counts each time).
 SLICE_CHARS = 2_000_000
 #: Pairs scored together at most (the ids of up to twice as many documents).
 SLICE_PAIRS = 4096
-#: Candidate pairs checked per document above which dedup's result says they exploded (a corpus
-#: of near-duplicates checks about one per document; shared boilerplate, hundreds).
+#: Candidate pairs checked per document above which dedup warns (near-duplicates alone check about one).
 CANDIDATES_PER_DOCUMENT = 10
 #: Characters at the start of a document that the check for text written without spaces reads.
 SPACES_SAMPLE_CHARS = 10_000
-#: Ids and documents that ShingleIds.sets sorts together at most, as prepare's chunks.
+#: Ids and documents that sorted_sets sorts together at most, as prepare's chunks.
 SORT_IDS, SORT_DOCS = 500_000, 2000
 
 # --- Tools: files, processes, partitions -----------------------------------------------------
 
 #: Documents above this many bytes are refused unless the caller raises the limit.
 DEFAULT_MAX_BYTES = 10_000_000
-#: The deepest nesting of JSON read (a JSONL record, an index's metadata), checked before parsing
-#: (the browser's Python crashes, JavaScript stack, long before the recursion limit stops the parser).
+#: The deepest JSON nesting read, checked before parsing (the browser crashes before the recursion limit).
 MAX_JSON_NESTING = 100
 #: Rows per record batch read from a Parquet file.
 PARQUET_BATCH_ROWS = 1024
@@ -87,8 +79,7 @@ MAX_JOBS = 256
 
 
 def most_workers() -> int:
-    """The most workers (``n_jobs``) the API starts: four per CPU (more would only queue for the
-    same cores), at most :data:`MAX_JOBS`.
+    """The most workers (``n_jobs``) the API starts: four per CPU, at most :data:`MAX_JOBS`.
 
     >>> 4 <= most_workers() <= MAX_JOBS
     True

@@ -1,6 +1,4 @@
-"""Many variable-length lists in one array, list ``i`` in ``sizes[i]`` places from ``starts[i]``:
-:class:`Ragged`, the engine's one form for them (words, shingle ids, id sets of many documents),
-and the positions that gather some of them in one fancy index (:func:`span_positions`).
+"""Many variable-length lists in one array (:class:`Ragged`), gathered by :func:`span_positions`.
 
 >>> ids = np.array([10, 11, 12, 20, 30, 31])  # three lists: starts 0, 3, 4; sizes 3, 1, 2
 >>> ids[span_positions(np.array([4, 0]), np.array([2, 3]))].tolist()  # the third, then the first
@@ -9,16 +7,15 @@ and the positions that gather some of them in one fancy index (:func:`span_posit
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Sized
 from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-__all__ = ["Ragged", "span_positions", "chunk_bounds", "cut"]
+__all__ = ["Ragged", "span_positions", "chunk_bounds", "cut", "lengths_of", "sorted_runs"]
 
-
-#: What :func:`cut` cuts: a list (of anything) or a memoryview, and its pieces are of the same kind.
 Sliceable = TypeVar("Sliceable", list, memoryview)
+
 
 def span_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` for every ``i``, in turn.
@@ -45,9 +42,28 @@ def cut(items: Sliceable, sizes: np.ndarray) -> list[Sliceable]:
     return list(map(items.__getitem__, map(slice, (ends - sizes).tolist(), ends.tolist())))
 
 
+def lengths_of(items: Sequence[Sized]) -> np.ndarray:
+    """``len`` of each item as int64, in one ``map`` (a loop in C).
+
+    >>> lengths_of(["ab", "", "c"]).tolist()
+    [2, 0, 1]
+    """
+    return np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+
+
+def sorted_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stable order that sorts ``keys``, and where each run of equal keys starts in it.
+
+    >>> [part.tolist() for part in sorted_runs(np.array([7, 3, 7]))]
+    [[1, 0, 2], [0, 1]]
+    """
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    return order, np.flatnonzero(np.r_[len(keys) > 0, ordered[1:] != ordered[:-1]])
+
+
 def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator[tuple[int, int]]:
-    """Bounds ``(start, stop)`` of consecutive runs of lists, each of at most ``most_items`` lists
-    whose sizes add up to at most ``most_size`` (a list larger than that alone).
+    """Bounds of runs of at most ``most_items`` lists, sizes summing to ``most_size`` (a bigger alone).
 
     >>> list(chunk_bounds(np.array([3, 3, 9, 1, 1, 1]), most_size=6, most_items=2))
     [(0, 2), (2, 3), (3, 5), (5, 6)]
@@ -63,8 +79,7 @@ def chunk_bounds(sizes: np.ndarray, most_size: int, most_items: int) -> Iterator
 
 
 class Ragged(NamedTuple):
-    """Many lists end to end: list ``i`` is ``values[offsets[i] : offsets[i + 1]]`` (``offsets``
-    starts at 0 and ends at ``len(values)``).
+    """Many lists end to end: list ``i`` is ``values[offsets[i] : offsets[i + 1]]``.
 
     >>> words = Ragged.from_counts(np.array([10, 11, 12, 20]), np.array([3, 0, 1]))
     >>> words.offsets.tolist(), words.lists, words.of(2).tolist(), words.counts.tolist()

@@ -1,8 +1,4 @@
-"""Argument checks shared by every module, so one mistake gets one message everywhere.
-
-Wrong type -> TypeError, wrong value -> ValueError; the message names the
-argument, the value and what is allowed. Bools are not numbers.
-"""
+"""Argument checks: TypeError for a wrong type, ValueError for a wrong value (bools are not numbers)."""
 
 from __future__ import annotations
 
@@ -71,8 +67,7 @@ def _int_at_least(value: object, name: str, minimum: int, maximum: int | None) -
 def number_between(
     value: object, name: str, low: float, high: float, *, low_in: bool = False, high_in: bool = True
 ) -> float:
-    """``value`` as a float between ``low`` and ``high`` (each end included when ``*_in``), or a
-    TypeError (not a number; bools are not) or ValueError (outside, or NaN) naming it.
+    """``value`` as a float in ``low``-``high`` (ends included when ``*_in``), or TypeError/ValueError.
 
     >>> number_between(0.8, "threshold", 0, 1)
     0.8
@@ -129,8 +124,7 @@ def require_text(text: object, name: str = "text") -> str:
 
 
 def first_not_text(items: Sequence[object]) -> int | None:
-    """The index of the first item that is not a ``str``, or None when all are (the check over
-    all of them runs in C, as one ``map``).
+    """The index of the first item that is not a ``str``, or None (checked in C, as one ``map``).
 
     >>> first_not_text(["a", b"b", "c"])
     1

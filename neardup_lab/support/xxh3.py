@@ -1,8 +1,4 @@
-"""XXH3-64 and XXH3-128 (seed 0, xxHash 0.8) in plain Python, which :mod:`~neardup_lab.hashing`
-uses where the compiled ``xxhash`` is missing (the browser); the tests compare both on every
-length up to 600 bytes and on long inputs. Inputs of 0-16 bytes are mixed by one or two
-multiplications, 17-240 bytes in 16-byte pieces, longer ones in 64-byte stripes that feed eight
-accumulators (numpy's wrapping uint64 sums a block's stripes); ``& _M64`` keeps ints 64-bit.
+"""XXH3-64 and XXH3-128 (seed 0, xxHash 0.8) in plain Python, for where ``xxhash`` is missing.
 
 >>> hex(xxh3_64_intdigest(b""))
 '0x2d06800538d394c2'
@@ -87,7 +83,6 @@ def _mid64(data: bytes, n: int) -> int:
     """17 to 240 bytes."""
     acc = n * _P64_1
     if n <= 128:
-        # Pairs of 16-byte pieces from both ends, one pair per 32 bytes of input.
         for k in range((n - 1) >> 5, -1, -1):
             acc += _mix16(data, 16 * k, 32 * k) + _mix16(data, n - 16 * (k + 1), 32 * k + 16)
         return _avalanche(acc & _M64)
@@ -100,8 +95,7 @@ def _mid64(data: bytes, n: int) -> int:
 
 
 def _stripe_sums(words: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """What the stripes of each block (``words``: blocks x stripes x 8) add to the 8 accumulators:
-    lane i adds the low times the high 32 bits of ``word ^ key``, and the word of lane ``i ^ 1``."""
+    """What the stripes of each block (``words``: blocks x stripes x 8) add to the 8 accumulators."""
     mixed = words ^ keys
     products = (mixed & np.uint64(_M32)) * (mixed >> np.uint64(32))
     shape = words.shape[:2] + (4, 2)
@@ -149,8 +143,7 @@ def xxh3_64_intdigest(data: bytes | memoryview) -> int:
     if type(data) is not bytes:
         data = _bytes(data)
     n = len(data)
-    # Short paths written out, most frequent first (a word 2-shingle is about 17-32 bytes, a
-    # character 5-shingle 4-8): measured 1.4x faster than calling _mid64 and its helpers.
+    # Short paths inlined, most frequent (shingles: 17-32, 4-8 bytes) first: measured 1.4x faster.
     if 16 < n <= 32:
         a0, a1 = _read16(data, 0)
         b0, b1 = _read16(data, n - 16)
