@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.banding import BandGroups, BandKeys
+from ..engine.banding import BandGroups, BandKeys, unique_pairs
 from ..engine.pipeline import Prepared, check_documents, first_occurrences, prepare_many
 from ..engine.verify import jaccard_of_pairs, verified_edges
 from ..lsh import band_hashes
@@ -176,8 +176,9 @@ class SavedIndex:
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None
         self._files: dict[FileIdentity, str] = {}  # input files added, and the name each was added by
-        #: Since this object was made, lookups that met a bucket of more than limits.BUCKET_SIZE
-        #: documents, and the entries of those buckets left unchecked (beyond their first anchors).
+        #: Since this object was made, band buckets of more than limits.BUCKET_SIZE documents checked
+        #: on the budget (as dedup's ``capped_buckets``), and the pairs with a new document in them
+        #: left unchecked while their documents were apart (as its ``not_checked``).
         self.capped = self.not_checked = 0
 
     def __len__(self) -> int:
@@ -327,7 +328,7 @@ class SavedIndex:
         if within_batch:
             first = [f if f >= 0 or g == j else n + g for j, (f, g) in enumerate(zip(first, group.tolist()))]
         copies = np.array([(j, f) for j, f in enumerate(first) if f >= 0 and met[j]], dtype=np.int64)
-        pairs = _unique_rows(np.concatenate([pairs, copies.reshape(-1, 2)]))
+        pairs = unique_pairs(np.concatenate([pairs, copies.reshape(-1, 2)]))
         similarity = jaccard_of_pairs(sets, pairs + [n, 0])
         if not within_batch:  # the queries themselves, to meet their buckets
             tables.append((_band_table(queries, np.arange(len(queries))), n))
@@ -482,12 +483,6 @@ class SavedIndex:
             "shingle_hash": SHINGLE_HASH,
             **self.settings.to_dict(),
         }
-
-
-def _unique_rows(pairs: np.ndarray) -> np.ndarray:
-    """The distinct rows of an ``(m, 2)`` array of non-negative ints, first occurrences in order."""
-    width = int(pairs.max(initial=0)) + 1
-    return pairs[np.sort(np.unique(pairs[:, 0] * width + pairs[:, 1], return_index=True)[1])]
 
 
 def _same_folder(one: Path, other: Path) -> bool:
