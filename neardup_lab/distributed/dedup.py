@@ -306,7 +306,7 @@ def _check_big(
     docs, keys = docs[order], np.concatenate([m.keys for m in pieces])[order]
     data: Any = None
     if settings.verify == "exact":
-        data = Ragged.join([m.data for m in pieces]).take(order)
+        data = Ragged.join([m.data for m in pieces if isinstance(m.data, Ragged)]).take(order)
     elif settings.verify == "estimate":
         data = np.concatenate([m.data for m in pieces])[order]
 
