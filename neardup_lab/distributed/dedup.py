@@ -535,7 +535,7 @@ def dedup_dask(
     candidates["not_checked"] = sum(c.unchecked for c in checked_big)
     verified_stats = {"pairs": len(verified), "seconds": run.lap()}
 
-    # 5. cluster, on the client
+    # 6. cluster, on the client
     all_pairs = np.concatenate([copies, verified])
     clusters = clusters_from_pair_array(n, all_pairs)
     lengths = None
