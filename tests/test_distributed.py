@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
-from neardup_lab import dedup, make_corpus
+from neardup_lab import dedup, jaccard, make_corpus
 from neardup_lab.distributed import dedup_dask, read_bag
 from neardup_lab.readers import Document, InputError, read_inputs
 from neardup_lab.support import limits
@@ -227,3 +227,22 @@ def test_without_dask_the_import_error_names_the_extra(monkeypatch):
     for module in ("neardup_lab.distributed", "neardup_lab.distributed.dedup"):
         with pytest.raises(ImportError, match=r"pip install 'neardup-lab\[dask\]'"):
             importlib.import_module(module)
+
+
+def test_a_big_bucket_is_checked_as_dedup_checks_it(client):
+    # One story copied 1,500 times with two words replaced: buckets of more than limits.BUCKET_SIZE
+    # documents. With their first anchors alone, Dask joined 94 % of the pairs at 0.8; now all.
+    from neardup_lab import brute_force_pairs, word_shingles
+    from neardup_lab.corpus import near_copies
+
+    docs = near_copies(1500, replaced=2, seed=1)
+    expected = dedup(docs, threshold=0.8)
+    got = dedup_dask(db.from_sequence(docs, npartitions=3), threshold=0.8, client=client)
+    stats = got.stats["candidates"]
+    assert stats["capped_buckets"] > 0 and stats["pairs"] < 1500 * 1499 // 2
+    assert got.clusters == expected.clusters and got.keepers == expected.keepers
+    shingles = [word_shingles(d) for d in docs]
+    truth = brute_force_pairs(shingles, 0.8)
+    label = {doc: c for c, members in enumerate(got.clusters) for doc in members}
+    assert sum(label[a] == label[b] for a, b in truth) >= 0.99 * len(truth)
+    assert all(jaccard(shingles[a], shingles[b]) >= 0.8 for a, b in got.pairs)

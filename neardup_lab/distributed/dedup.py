@@ -7,7 +7,11 @@
    make candidate edges, sent to the lower id's partition, which drops repeats.
 4. **verify** (join): the lower document's shingle ids (or signature) go with the edge to the higher
    id's partition, which keeps it if similar enough.
-5. **cluster**: the client gathers the copy pairs and verified edges only.
+5. **big buckets**: a bucket of more than :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents
+   makes no edges in stage 3; its members' band keys and shingle ids go to its shuffle partition,
+   which checks it as dedup does (:func:`~neardup_lab.engine.verify.verified_edges`: anchors, then
+   the members that agree on another band too), skipping pairs the edges verified so far joined.
+6. **cluster**: the client gathers the copy pairs and verified edges only.
 
 The shuffles are task shuffles (:mod:`~neardup_lab.distributed.shuffle`): ``P * Q`` pieces each.
 """
@@ -24,10 +28,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..clusters import choose_keepers
-from ..engine.banding import band_groups, pairs_to_check
+from ..engine.banding import BandGroups, BandKeys, band_groups, pairs_in_groups
 from ..engine.components import clusters_from_pair_array, pair_tuples
 from ..engine.pipeline import DedupResult, check_documents, prepare
-from ..engine.verify import jaccard_of_pairs
+from ..engine.verify import jaccard_of_pairs, verified_edges
 from ..lsh import band_hashes
 from ..readers import Document, InputError, Problem, check_inputs, detect_format, iter_records
 from ..settings import Settings
@@ -226,19 +230,124 @@ def _band_rows(
     return route(band_rows, target, receivers)
 
 
-def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> Routed:
+class _Proposed(NamedTuple):
+    """What a band shuffle partition proposes: candidate edges routed to their lower ids (as a
+    :class:`~neardup_lab.distributed.shuffle.Routed`), and its buckets too big to check in full."""
+
+    pieces: list[np.ndarray]
+    tally: Tally
+    big: list[tuple[int, BandGroups]]  # (band, its big buckets: global ids, each bucket in id order)
+
+
+def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> _Proposed:
     """Candidate edges (equal values in a band), routed to their lower ids; a bucket of more than
-    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents gives only the pairs with its first
-    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS` members, as in dedup."""
+    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents gives none: it comes back whole, to
+    be checked on dedup's budget (:func:`_check_big`)."""
     band, values, doc = gather(pieces)
-    found = [_NO_EDGES]
-    for b in np.unique(band):
+    found, big = [_NO_EDGES], []
+    for b in np.unique(band).tolist():
         members = np.flatnonzero(band == b)
         (groups,) = band_groups(values[members], 1, rows)  # the grouping dedup uses
-        local, _ = pairs_to_check(groups.shared(), limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)
-        found.append(np.sort(doc[members][local], axis=1))
+        groups = groups.shared()
+        large = groups.sizes() > limits.BUCKET_SIZE
+        found.append(np.sort(doc[members][pairs_in_groups(groups.keep(~large))], axis=1))
+        if large.any():
+            capped = groups.keep(large)
+            which = np.repeat(np.arange(len(capped.starts)), capped.sizes().astype(np.intp, copy=False))
+            ids = doc[members][capped.order]
+            big.append((b, BandGroups(ids[np.lexsort((ids, which))], capped.starts)))
     edges = np.unique(np.concatenate(found), axis=0)
-    return route(edges, home(offsets, edges[:, 0]), len(offsets) - 1)
+    return _Proposed(*route(edges, home(offsets, edges[:, 0]), len(offsets) - 1), big)
+
+
+class _Members(NamedTuple):
+    """Members of big buckets: global ids, band keys, and shingle ids (verify="exact") or
+    signatures ("estimate") or nothing ("none")."""
+
+    docs: np.ndarray
+    keys: np.ndarray
+    data: Ragged | np.ndarray | None
+
+
+def _member_data(
+    signed: _Signed, offset: int, banding: tuple[int, int], verify: str, wanted: list[np.ndarray]
+) -> Routed:
+    """For each shuffle partition, the :class:`_Members` of its big buckets that live here."""
+    pieces = []
+    for docs in wanted:
+        local = docs - offset
+        keys = band_hashes(signed.signatures[local], *banding)
+        data = (
+            None
+            if verify == "none"
+            else signed.sets.take(local)
+            if verify == "exact"
+            else signed.signatures[local]
+        )
+        pieces.append(_Members(docs, keys, data))
+    return sent(pieces, sum(len(docs) for docs in wanted))
+
+
+class _BigChecked(NamedTuple):
+    """What :func:`_check_big` found (the counts of :class:`~neardup_lab.engine.verify.Verified`)."""
+
+    edges: np.ndarray
+    checked: int
+    capped: int
+    unchecked: int
+
+
+def _check_big(
+    n: int, settings: Settings, big: list[tuple[int, BandGroups]], joined: np.ndarray, pieces: list[_Members]
+) -> _BigChecked:
+    """This partition's big buckets checked as dedup checks them (``joined``: the pairs joined so far)."""
+    docs = np.concatenate([m.docs for m in pieces])
+    order = np.argsort(docs)
+    docs, keys = docs[order], np.concatenate([m.keys for m in pieces])[order]
+    data: Any = None
+    if settings.verify == "exact":
+        data = Ragged.join([m.data for m in pieces if isinstance(m.data, Ragged)]).take(order)
+    elif settings.verify == "estimate":
+        data = np.concatenate([m.data for m in pieces])[order]
+
+    def keep(pairs: np.ndarray) -> np.ndarray:
+        at = np.searchsorted(docs, pairs)
+        if data is None:
+            return np.ones(len(pairs), dtype=bool)
+        if isinstance(data, Ragged):
+            return jaccard_of_pairs(data, at) >= settings.threshold
+        return np.asarray(settings.estimate(data[at[:, 0]], data[at[:, 1]])) >= settings.threshold
+
+    bands = [BandGroups(_NO_EDGES[:, 0], _NO_EDGES[:, 0]) for _ in range(settings.bands)]
+    for b, groups in big:
+        bands[b] = groups
+    found = verified_edges(n, bands, keep, joined, BandKeys(docs, keys).refine)
+    return _BigChecked(found.edges, found.checked, found.capped, found.unchecked)
+
+
+def _budgeted(
+    run: _Runner,
+    signed: list[Delayed],
+    offsets: np.ndarray,
+    settings: Settings,
+    big: list[list[tuple[int, BandGroups]]],
+    joined: np.ndarray,
+) -> list[_BigChecked]:
+    """Stage 5: the big buckets of each shuffle partition (``big``) checked there, on dedup's budget."""
+    busy = [q for q, found in enumerate(big) if found]
+    if not busy:
+        return []
+    P, first = len(offsets) - 1, offsets[:-1].tolist()
+    members = [np.unique(np.concatenate([groups.order for _, groups in big[q]])) for q in busy]
+    wanted = [[docs[home(offsets, docs) == p] for docs in members] for p in range(P)]
+    banding = (settings.bands, settings.rows)
+    data = [delayed(_member_data)(signed[p], first[p], banding, settings.verify, wanted[p]) for p in range(P)]
+    n = int(offsets[-1])
+    checks = [
+        delayed(_check_big)(n, settings, big[q], joined, pieces)
+        for q, pieces in zip(busy, exchange(data, len(busy)))
+    ]
+    return run.compute(checks)
 
 
 class _Packet(NamedTuple):
@@ -404,7 +513,8 @@ def dedup_dask(
         delayed(_join)(signed[p], first[p], offsets, settings.verify, pieces)
         for p, pieces in enumerate(exchange(edges, P))
     ]
-    joins, sent_by_join = run.persist(joins, band=banded, edges=edges, join=joins)
+    joins, sent_by_join = run.persist([*joins, *(e.big for e in edges)], band=banded, edges=edges, join=joins)
+    joins, big = joins[:P], run.compute(joins[P:])
     tallies.update(sent_by_join)
     del copies_back, banded, edges  # free the shuffled rows on the workers
     candidates = {"pairs": tallies["join"].rows, "seconds": run.lap()}
@@ -415,9 +525,17 @@ def dedup_dask(
     ]
     verified = _sorted_pairs(run.compute(verified_parts))
     del joins
+
+    # 5. big buckets, on dedup's budget
+    checked_big = _budgeted(run, signed, offsets, settings, big, np.concatenate([copies, verified]))
+    if checked_big:
+        verified = np.unique(np.concatenate([verified, *(c.edges for c in checked_big)]), axis=0)
+    candidates["pairs"] += sum(c.checked for c in checked_big)
+    candidates["capped_buckets"] = sum(c.capped for c in checked_big)
+    candidates["not_checked"] = sum(c.unchecked for c in checked_big)
     verified_stats = {"pairs": len(verified), "seconds": run.lap()}
 
-    # 5. cluster, on the client
+    # 6. cluster, on the client
     all_pairs = np.concatenate([copies, verified])
     clusters = clusters_from_pair_array(n, all_pairs)
     lengths = None
@@ -444,6 +562,10 @@ def dedup_dask(
     if sum(c.records for c in counts):
         stats["read"] = {"documents": n, "problems": sum(c.problems for c in counts)}
     return DedupResult(
-        pairs=pair_tuples(verified), clusters=clusters, keepers=keepers, copies=pair_tuples(copies),
-        settings=settings, stats=stats,
+        pairs=pair_tuples(verified),
+        clusters=clusters,
+        keepers=keepers,
+        copies=pair_tuples(copies),
+        settings=settings,
+        stats=stats,
     )

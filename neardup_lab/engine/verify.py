@@ -103,6 +103,7 @@ def verified_edges(
     keep: Callable[[np.ndarray], np.ndarray],
     joined: np.ndarray | None = None,
     refine: Callable[[np.ndarray, int], Iterable[BandGroups]] | None = None,
+    old: int = 0,
 ) -> Verified:
     """Check the pairs within each band group (of :func:`~neardup_lab.engine.banding.band_groups`)
     with ``keep`` (``(m, 2)`` pairs to bools), skipping pairs already in one cluster, through
@@ -117,11 +118,17 @@ def verified_edges(
     to groups, :meth:`~neardup_lab.engine.banding.BandKeys.refine`), within the groups of its
     members that agree on another band too, budgeted the same way. Every pair kept was checked.
 
+    ``old``: documents numbered below it (a saved index's, matched among themselves before) are
+    never paired with each other: only pairs with a document from ``old`` on are checked and
+    counted as unchecked, and groups without one cost nothing.
+
     >>> from neardup_lab.engine.banding import band_groups
     >>> sigs = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2]], dtype=np.uint32)
     >>> found = verified_edges(4, band_groups(sigs, 2, 2), lambda pairs: pairs[:, 1] < 3)
     >>> found.edges.tolist(), found.checked, found.proposed  # the second band's group is joined already
     ([[0, 1], [0, 2], [1, 2]], 3, 6)
+    >>> verified_edges(4, band_groups(sigs, 2, 2), lambda pairs: pairs[:, 1] < 3, old=2).edges.tolist()
+    [[0, 2], [1, 2]]
     """
     parent = np.arange(n, dtype=np.int64)
     join_roots(parent, np.empty((0, 2), dtype=np.int64) if joined is None else joined)
@@ -146,24 +153,47 @@ def verified_edges(
         sizes = band.sizes()
         proposed += int((sizes * (sizes - 1) // 2).sum())
         for block in group_blocks(band, limits.PAIR_BLOCK):
-            block = _unjoined(block, parent)  # groups joined by earlier blocks cost nothing
+            block = _unjoined(_with_new(block, old), parent)  # groups joined by earlier blocks cost nothing
             if not len(block.starts):
                 continue
-            pairs, big = pairs_to_check(block, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)
+            pairs, big = _to_check(block, old)
             check(pairs)
             if not len(big.starts):
                 continue
             looked = [pairs[np.isin(pairs[:, 0], big.order)]]
             for at, size in zip(big.starts.tolist(), big.sizes().tolist()):
                 for split in refine(big.order[at : at + size], number) if refine else ():
-                    split = _unjoined(split.shared(), parent)
-                    looked.append(pairs_to_check(split, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)[0])
+                    split = _unjoined(_with_new(split.shared(), old), parent)
+                    looked.append(_to_check(split, old)[0])
                     check(looked[-1])
             capped += len(big.starts)
             seen = unique_pairs(np.concatenate(looked))
             seen_apart = np.count_nonzero(roots(parent, seen[:, 0]) != roots(parent, seen[:, 1]))
-            unchecked += _pairs_apart(parent, big) - int(seen_apart)
+            old_apart = _pairs_apart(parent, _old_members(big, old)) if old else 0
+            unchecked += _pairs_apart(parent, big) - old_apart - int(seen_apart)
     return Verified(np.concatenate(kept), checked, proposed, capped, unchecked)
+
+
+def _to_check(groups: BandGroups, old: int) -> tuple[np.ndarray, BandGroups]:
+    """:func:`~neardup_lab.engine.banding.pairs_to_check` on the budget, less pairs of two old documents."""
+    pairs, big = pairs_to_check(groups, limits.BUCKET_SIZE, limits.BUCKET_ANCHORS)
+    return (pairs[pairs[:, 1] >= old] if old else pairs), big
+
+
+def _with_new(groups: BandGroups, old: int) -> BandGroups:
+    """The groups holding a document numbered ``old`` or more (all of them when ``old`` is 0)."""
+    if not old or not len(groups.order):
+        return groups
+    return groups.keep(np.maximum.reduceat(groups.order, groups.starts.astype(np.intp, copy=False)) >= old)
+
+
+def _old_members(groups: BandGroups, old: int) -> BandGroups:
+    """Each group's documents numbered below ``old`` (groups of none when ``old`` is 0)."""
+    mask = groups.order < old
+    if not len(groups.order):
+        return groups
+    sizes = np.add.reduceat(mask, groups.starts.astype(np.intp, copy=False))
+    return BandGroups(groups.order[mask], (np.cumsum(sizes) - sizes).astype(np.int64))
 
 
 def _pairs_apart(parent: np.ndarray, groups: BandGroups) -> int:

@@ -22,8 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..engine.banding import BandGroups, BandKeys, unique_pairs
 from ..engine.pipeline import Prepared, check_documents, first_occurrences, prepare_many
-from ..engine.verify import jaccard_of_pairs
+from ..engine.verify import jaccard_of_pairs, verified_edges
 from ..lsh import band_hashes
 from ..settings import Settings
 from ..support import limits
@@ -95,36 +96,59 @@ def _band_table(keys: np.ndarray, docs: np.ndarray) -> _BandTable:
 
 
 class _Shared(NamedTuple):
-    """Pairs ``(query, doc)`` sharing a band, and what the bucket budget left out."""
+    """Pairs ``(query, doc)`` sharing a band, and the buckets the budget kept out of them."""
 
     pairs: np.ndarray
-    capped: int  # lookups that met a bucket of more than limits.BUCKET_SIZE documents
-    not_checked: int  # entries of those buckets beyond their first limits.BUCKET_ANCHORS
+    big: list[np.ndarray]  # per band, the keys looked up whose buckets hold more than limits.BUCKET_SIZE
+    met: np.ndarray  # per query, whether it looked up such a bucket
 
 
 def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> _Shared:
     """Every ``(query, doc)`` sharing a band key, once (equal keys mean equal bands but for a 2**-64
-    chance, and every pair is verified anyway); in a bucket of more than
-    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents, only its first (earliest)
-    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS`, as dedup caps a bucket. Queries go
-    :data:`~neardup_lab.support.limits.QUERY_BATCH` at a time, so memory stays bounded."""
+    chance, and every pair is verified anyway), but those of a bucket of more than
+    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents: its key comes back instead, to be
+    checked on the budget (:func:`~neardup_lab.engine.verify.verified_edges`), as dedup checks a
+    bucket. Queries go :data:`~neardup_lab.support.limits.QUERY_BATCH` at a time, so memory stays
+    bounded."""
     width = int(table.docs.max(initial=0)) + 1
-    found, capped, not_checked = [np.empty((0, 2), dtype=np.int64)], 0, 0
+    found = [np.empty((0, 2), dtype=np.int64)]
+    big: list[list[np.ndarray]] = [[np.empty(0, dtype=np.uint64)] for _ in table.keys]
+    met = np.zeros(len(queries), dtype=bool)
     for first in range(0, len(queries), limits.QUERY_BATCH):
         codes = [np.empty(0, dtype=np.int64)]  # query * width + doc: one sortable int per pair
         batch = queries[first : first + limits.QUERY_BATCH]
-        for band_keys, band_docs, wanted in zip(table.keys, table.docs, batch.T):
+        for band, (band_keys, band_docs, wanted) in enumerate(zip(table.keys, table.docs, batch.T)):
             lo = np.searchsorted(band_keys, wanted, side="left")
             counts = np.searchsorted(band_keys, wanted, side="right") - lo
-            big = counts > limits.BUCKET_SIZE
-            capped += int(big.sum())
-            not_checked += int((counts[big] - limits.BUCKET_ANCHORS).sum())
-            counts[big] = limits.BUCKET_ANCHORS
+            capped = counts > limits.BUCKET_SIZE
+            if capped.any():
+                big[band].append(np.unique(wanted[capped]))
+                met[first + np.flatnonzero(capped)] = True
+                counts[capped] = 0
             hits = band_docs[span_positions(lo, counts)]
             codes.append(np.repeat(np.arange(len(wanted), dtype=np.int64) * width, counts) + hits)
         query, doc = np.divmod(np.unique(np.concatenate(codes)), width)
         found.append(np.stack([query + first, doc], axis=1))
-    return _Shared(np.concatenate(found), capped, not_checked)
+    return _Shared(np.concatenate(found), [np.unique(np.concatenate(keys)) for keys in big], met)
+
+
+def _buckets(tables: list[tuple[_BandTable, int]], keys: list[np.ndarray]) -> list[BandGroups]:
+    """Per band, the buckets of ``keys`` (that band's): the documents of every table (its numbers
+    plus its shift) with the key, in document order, so that a bucket's anchors are its earliest."""
+    groups = []
+    for band, wanted in enumerate(keys):
+        docs, which = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
+        for table, shift in tables:
+            lo = np.searchsorted(table.keys[band], wanted, side="left")
+            counts = np.searchsorted(table.keys[band], wanted, side="right") - lo
+            docs.append(table.docs[band][span_positions(lo, counts)].astype(np.int64) + shift)
+            which.append(np.repeat(np.arange(len(wanted), dtype=np.int64), counts))
+        doc, key = np.concatenate(docs), np.concatenate(which)
+        order = np.lexsort((doc, key))
+        doc, key = doc[order], key[order]
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.empty(0, dtype=np.int64)
+        groups.append(BandGroups(doc, starts.astype(np.int64)))
+    return groups
 
 
 class SavedIndex:
@@ -152,8 +176,9 @@ class SavedIndex:
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None
         self._files: dict[FileIdentity, str] = {}  # input files added, and the name each was added by
-        #: Since this object was made, lookups that met a bucket of more than limits.BUCKET_SIZE
-        #: documents, and the entries of those buckets left unchecked (beyond their first anchors).
+        #: Since this object was made, band buckets of more than limits.BUCKET_SIZE documents checked
+        #: on the budget (as dedup's ``capped_buckets``), and the pairs with a new document in them
+        #: left unchecked while their documents were apart (as its ``not_checked``).
         self.capped = self.not_checked = 0
 
     def __len__(self) -> int:
@@ -277,28 +302,79 @@ class SavedIndex:
             self._table = _band_table(_band_keys(self._signatures[firsts], self.settings), firsts)
         return self._table
 
-    def _candidates(self, batch: Prepared, within_batch: bool) -> np.ndarray:
-        """Pairs ``(batch document, index + batch document)`` sharing a band. Only representatives are
-        compared with (copies would find the same candidates, and make buckets huge)."""
+    def _candidates(self, batch: Prepared, within_batch: bool, sets: Ragged) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs ``(batch document, index + batch document)`` sharing a band, and their Jaccard
+        similarity. Only representatives are compared with (copies would find the same candidates,
+        and make buckets huge). The buckets of more than :data:`~neardup_lab.support.limits.BUCKET_SIZE`
+        documents are checked on dedup's budget (:meth:`_budgeted`)."""
         n, queries = len(self), _band_keys(batch.signatures, self.settings)
-        shared = [_sharing_a_band(self._index_table(), queries)]
+        tables = [(self._index_table(), 0)]
+        shared = [_sharing_a_band(tables[0][0], queries)]
         if within_batch:
             group = first_occurrences(batch.keys)
             firsts = np.flatnonzero(group == np.arange(len(group)))
             firsts = firsts[[batch.keys[j] not in self._first_by_key for j in firsts.tolist()]]
-            shared.append(_sharing_a_band(_band_table(queries[firsts], firsts), queries))
+            tables.append((_band_table(queries[firsts], firsts), n))
+            shared.append(_sharing_a_band(tables[1][0], queries))
             pairs = shared[-1].pairs
             shared[-1] = shared[-1]._replace(pairs=pairs[pairs[:, 1] < pairs[:, 0]] + [0, n])
-        self.capped += sum(s.capped for s in shared)
-        self.not_checked += sum(s.not_checked for s in shared)
-        return np.concatenate([s.pairs for s in shared])
+        pairs = np.concatenate([s.pairs for s in shared])
+        met = np.logical_or.reduce([s.met for s in shared])
+        if not met.any():
+            return pairs, jaccard_of_pairs(sets, pairs + [n, 0])
+        # A document of the batch that meets a big bucket is paired with its first exact copy here:
+        # it is not a member of the buckets checked on the budget (its first is, or is in the index).
+        first = [self._first_by_key.get(key, -1) for key in batch.keys]
+        if within_batch:
+            first = [f if f >= 0 or g == j else n + g for j, (f, g) in enumerate(zip(first, group.tolist()))]
+        copies = np.array([(j, f) for j, f in enumerate(first) if f >= 0 and met[j]], dtype=np.int64)
+        pairs = unique_pairs(np.concatenate([pairs, copies.reshape(-1, 2)]))
+        similarity = jaccard_of_pairs(sets, pairs + [n, 0])
+        if not within_batch:  # the queries themselves, to meet their buckets
+            tables.append((_band_table(queries, np.arange(len(queries))), n))
+        keys = [np.unique(np.concatenate(found)) for found in zip(*(s.big for s in shared))]
+        joined = pairs[similarity >= self.settings.threshold][:, ::-1] + [0, n]
+        edges = self._budgeted(_buckets(tables, keys), queries, sets, joined, within_batch)
+        more = np.stack([edges[:, 1] - n, edges[:, 0]], axis=1)
+        pairs = np.concatenate([pairs, more])
+        similarity = np.concatenate([similarity, jaccard_of_pairs(sets, edges)])
+        kept = np.unique(pairs[:, 0] * (n + len(queries)) + pairs[:, 1], return_index=True)[1]
+        return pairs[kept], similarity[kept]
+
+    def _budgeted(
+        self,
+        buckets: list[BandGroups],
+        queries: np.ndarray,
+        sets: Ragged,
+        joined: np.ndarray,
+        within_batch: bool,
+    ) -> np.ndarray:
+        """The verified pairs ``(document, batch document)`` (numbered: the index, then the batch)
+        of big buckets, by dedup's scheme (:func:`~neardup_lab.engine.verify.verified_edges`): each
+        member against a few anchors, then within the groups of members that agree on another
+        band too, skipping pairs already joined (``joined``: pairs verified so far). Two documents
+        of the index are never paired; two queries neither (``within_batch`` false)."""
+        n, threshold = len(self), self.settings.threshold
+        members = np.unique(np.concatenate([np.empty(0, dtype=np.int64), *(b.order for b in buckets)]))
+        stored, new = members[members < n], members[members >= n]
+        stored_keys = _band_keys(self._signatures[stored], self.settings)
+        band_keys = BandKeys(members, np.concatenate([stored_keys, queries[new - n]]))
+
+        def keep(pairs: np.ndarray) -> np.ndarray:
+            good = np.ones(len(pairs), dtype=bool) if within_batch else pairs[:, 0] < n
+            good[good] = jaccard_of_pairs(sets, pairs[good]) >= threshold
+            return good
+
+        found = verified_edges(n + len(queries), buckets, keep, joined, band_keys.refine, old=n)
+        self.capped += found.capped
+        self.not_checked += found.unchecked
+        return found.edges
 
     def _matches(self, batch: Prepared, ids: list[str] | None, sets: Ragged) -> list[list[Match]]:
         """Each batch document's verified matches, best first; ``sets``: the index's id sets, then the
         batch's; ``ids`` names the batch's documents when they are matched with each other too."""
         n, batch_ids = len(self), ids or []
-        pairs = self._candidates(batch, within_batch=ids is not None)
-        similarity = jaccard_of_pairs(sets, pairs + [n, 0])
+        pairs, similarity = self._candidates(batch, ids is not None, sets)
         kept = similarity >= self.settings.threshold
         doc, other, similarity = pairs[kept, 0], pairs[kept, 1], similarity[kept]
         in_index = other < n
