@@ -81,6 +81,15 @@ COMPARISONS = [
                "ch08_label_t < 0.7 and ch08_label_r08 < 0.5"),
     Comparison("08_choosing_b_r", ("ch08_recall_gap",), "less than half a point of recall",
                "0 < ch08_recall_gap < 0.005"),
+    Comparison("09_pipeline", ("ch09_cluster_recall", "ch09_cluster_precision"), "Precision *falls*",
+               "ch09_cluster_precision < 1"),
+    Comparison("09_pipeline", ("ch09_copies_per_original",), "more copies on average",
+               "ch09_copies_per_original > 0.85"),
+    Comparison("09_pipeline", ("ch09_kept", "ch09_kept_truth"), "documents kept",
+               "0 <= ch09_kept - ch09_kept_truth <= 10"),
+    Comparison("09_pipeline", ("ch09_chain_bound", "ch09_chain_ac", "ch09_bound_zero", "ch09_drift_at_zero"),
+               "The guarantee fades fast",
+               "ch09_chain_ac >= ch09_chain_bound and ch09_bound_zero > 1 and ch09_drift_at_zero > 0.1"),
 ]
 
 _UNITS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "hours": 3600.0,
