@@ -90,6 +90,14 @@ COMPARISONS = [
     Comparison("09_pipeline", ("ch09_chain_bound", "ch09_chain_ac", "ch09_bound_zero", "ch09_drift_at_zero"),
                "The guarantee fades fast",
                "ch09_chain_ac >= ch09_chain_bound and ch09_bound_zero > 1 and ch09_drift_at_zero > 0.1"),
+    Comparison("09b_in_production", ("ch09b_longest_original", "ch09b_first_original"),
+               "is worse for a news card", "ch09b_longest_original < ch09b_first_original"),
+    Comparison("09b_in_production", ("ch09b_heavy_max",), "reaches only", "ch09b_heavy_max < 0.8"),
+    Comparison("09b_in_production", ("ch09b_ratio_low", "ch09b_ratio_high"), "times a twentieth",
+               "1 / 1.5 < ch09b_ratio_low <= ch09b_ratio_high < 1.5"),
+    Comparison("09b_in_production", ("ch09b_gap_08",), "still climbing", "ch09b_gap_08 > 0.5"),
+    Comparison("09b_in_production", ("ch09b_steep_recall", "ch09b_prediction_gap"), "of\nthe prediction",
+               "ch09b_steep_recall < 1 and ch09b_prediction_gap < 0.02"),
 ]
 
 _UNITS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "hours": 3600.0,
