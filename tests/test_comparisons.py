@@ -98,6 +98,10 @@ COMPARISONS = [
     Comparison("09b_in_production", ("ch09b_gap_08",), "still climbing", "ch09b_gap_08 > 0.5"),
     Comparison("09b_in_production", ("ch09b_steep_recall", "ch09b_prediction_gap"), "of\nthe prediction",
                "ch09b_steep_recall < 1 and ch09b_prediction_gap < 0.02"),
+    Comparison("09c_inside_the_engine", ("ch09c_ref_pairs", "ch09c_fast_pairs"), "because it skips",
+               "ch09c_fast_pairs < ch09c_ref_pairs"),
+    Comparison("09c_inside_the_engine", ("ch09c_sign_ops", "ch09c_band_keys", "ch09c_checked"),
+               "Signing does the most work", "ch09c_sign_ops > ch09c_band_keys > ch09c_checked"),
 ]
 
 _UNITS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "hours": 3600.0,
