@@ -68,13 +68,24 @@ def s_curve(s: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
 
 
 def approx_threshold(bands: int, rows: int) -> float:
-    """Similarity where the S-curve rises most steeply, about ``(1/bands)**(1/rows)``.
+    """The bend of the S-curve, ``(1/bands)**(1/rows)``: the similarity at which one band is
+    expected to match. The curve is steepest a little below it (:func:`steepest_similarity`).
 
     >>> round(approx_threshold(20, 5), 3)
     0.549
     """
     bands, rows = check_banding(bands, rows)
     return (1.0 / bands) ** (1.0 / rows)
+
+
+def steepest_similarity(bands: int, rows: int) -> float:
+    """Where the S-curve climbs fastest (its inflection point), ``((rows-1)/(rows*bands-1))**(1/rows)``.
+
+    >>> round(steepest_similarity(20, 5), 3), round(steepest_similarity(18, 7), 3)
+    (0.526, 0.648)
+    """
+    bands, rows = check_banding(bands, rows)
+    return ((rows - 1) / (rows * bands - 1)) ** (1.0 / rows)
 
 
 class ErrorAreas(NamedTuple):

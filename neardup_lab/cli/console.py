@@ -11,7 +11,7 @@ from typing import IO, Any, cast
 from ..engine.pipeline import DedupResult, candidates_warning
 from ..engine.workers import progress_bar
 from ..index.store import Match
-from ..lsh import approx_threshold, s_curve
+from ..lsh import approx_threshold, s_curve, steepest_similarity
 from ..readers import REASONS, ReadReport
 from ..settings import RECALL_WEIGHTS, Settings
 from ..support import limits
@@ -167,7 +167,9 @@ def explain(console: Console, settings: Settings, origin: str) -> None:
         "index": "as stored in the index",
     }[origin]
     say(f"banding: {b} bands x {r} rows = {b * r} of {settings.num_perm} signature values, {how}")
-    say(f"the S-curve rises most steeply near similarity {approx_threshold(b, r):.3f} = (1/{b})^(1/{r})")
+    bend, steepest = approx_threshold(b, r), steepest_similarity(b, r)
+    say(f"one band is expected to match at similarity {bend:.3f} = (1/{b})^(1/{r}), the bend;")
+    say(f"the S-curve climbs fastest a little below, at {steepest:.3f} = (({r}-1)/({r}*{b}-1))^(1/{r})")
     say("chance that a pair of documents becomes a candidate, by Jaccard similarity:")
     for s in sorted({*_SIMILARITIES, t}):
         mark = "  <- threshold" if s == t else ""
@@ -211,20 +213,21 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
 
 
 def budget_note(console: Console, capped: int, not_checked: int) -> None:
-    """Say if buckets too big to check in full were checked against anchors.
+    """Say if buckets too big to check in full were checked against anchors and split by other bands.
 
     >>> budget_note(Console(quiet=False), 2, 950)
-    note: 2 band buckets of more than 100 documents were checked against their first 8 only:
-      950 candidate pairs in them were left unchecked (near-duplicates among those may be missed)
+    note: 2 band buckets of more than 100 documents were checked against their first 8 and within
+      the groups their members share on other bands: 950 candidate pairs in them
+      were left unchecked (near-duplicates among those may be missed)
     """
     if capped:
         bucket, anchors = limits.BUCKET_SIZE, limits.BUCKET_ANCHORS
         console.say(
             f"note: {plural(capped, 'band bucket')} of more than {bucket} documents were checked "
-            f"against their first {anchors} only:"
+            f"against their first {anchors} and within"
         )
-        missed = "near-duplicates among those may be missed"
-        console.say(f"  {not_checked} candidate pairs in them were left unchecked ({missed})")
+        console.say(f"  the groups their members share on other bands: {not_checked} candidate pairs in them")
+        console.say("  were left unchecked (near-duplicates among those may be missed)")
 
 
 def _describe(m: Match) -> str:
