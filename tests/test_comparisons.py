@@ -85,7 +85,8 @@ COMPARISONS = [
                "ch03_sibling_below > ch03_copy_below"),
     Comparison("03_ground_truth", ("ch03_kinds_above", "ch03_heavy_max", "ch03_drop_min", "ch03_small_min"),
                "only one panel is orange",
-               "ch03_kinds_above == 6 and ch03_heavy_max < 0.8 <= ch03_drop_min < 0.82 and ch03_small_min > 0.9"),
+               "ch03_kinds_above == 6 and ch03_heavy_max < 0.8 <= ch03_drop_min < 0.82"
+               " and ch03_small_min > 0.9"),
     Comparison("03_ground_truth", ("ch03_sample_pairs", "ch03_touched_k5"), "share anything",
                "ch03_touched_k5 < ch03_sample_pairs / 20"),
     Comparison("03_ground_truth", ("ch03_family_larger", "ch03_family_smaller"),
@@ -96,8 +97,10 @@ COMPARISONS = [
                "lands near the exact value",
                "0 < abs(ch04_demo_estimate - ch04_demo_exact) < 2 * ch04_demo_sigma"),
     Comparison("04_minhash", ("ch04_monday_estimate", "ch04_monday_sigma"), "within one standard deviation",
-               "abs(ch04_monday_estimate - 0.625) < ch04_monday_sigma and abs(0.609 - 0.625) < ch04_monday_sigma"),
-    Comparison("04_minhash", ("ch04_tiny_sigma", "ch04_tiny_estimate", "ch04_tiny_ref_z"), "about a hundredth",
+               "abs(ch04_monday_estimate - 0.625) < ch04_monday_sigma"
+               " and abs(0.609 - 0.625) < ch04_monday_sigma"),
+    Comparison("04_minhash", ("ch04_tiny_sigma", "ch04_tiny_estimate", "ch04_tiny_ref_z"),
+               "about a hundredth",
                "0.009 < ch04_tiny_sigma < 0.012 and ch04_tiny_ref_z < 2"
                " and abs(ch04_tiny_estimate - 1 / 3) < 2 * ch04_tiny_sigma"),
     Comparison("04_minhash", ("ch04_numpy_speedup",), "than the loop",
@@ -112,7 +115,8 @@ COMPARISONS = [
                "ch04_rms_dev < 0.01 and ch04_rms_gap < 0.01"),
     Comparison("05_hash_families", ("ch05_win1_sa", "ch05_win1_ratio", "ch05_next4_sa", "ch05_sound_win5"),
                "follow the fair line",
-               "ch05_sound_win5 < 1.5 * 5 / 296 and ch05_win1_ratio > 10 and ch05_next4_sa < ch05_win1_sa / 10"),
+               "ch05_sound_win5 < 1.5 * 5 / 296 and ch05_win1_ratio > 10"
+               " and ch05_next4_sa < ch05_win1_sa / 10"),
     Comparison("05_hash_families", ("ch05_sound_off", "ch05_sa_off", "ch05_se"), "four boxes straddle",
                "ch05_sound_off < 3 * ch05_se < 5 * ch05_se < ch05_sa_off"),
     Comparison("05_hash_families", ("ch05_noise_only", "ch05_sound_spread_gap", "ch05_rmse_ratio"),
@@ -120,9 +124,10 @@ COMPARISONS = [
     Comparison("05_hash_families", ("ch05_red_above", "ch05_purple_below", "ch05_bias_shared",
                                     "ch05_bias_not_shared"),
                "tight bands around zero",
-               "ch05_red_above > 0.5 and ch05_purple_below > 0.5 and ch05_bias_shared > 0 > ch05_bias_not_shared"),
-    Comparison("05_hash_families", ("ch05_sd_ratio", "ch05_push_change", "ch05_push_top128", "ch05_push_top1024",
-                                    "ch05_push_ms_max"),
+               "ch05_red_above > 0.5 and ch05_purple_below > 0.5"
+               " and ch05_bias_shared > 0 > ch05_bias_not_shared"),
+    Comparison("05_hash_families", ("ch05_sd_ratio", "ch05_push_change", "ch05_push_top128",
+                                    "ch05_push_top1024", "ch05_push_ms_max"),
                "times smaller",
                "2.5 < ch05_sd_ratio < 3 and ch05_push_change < 0.03"
                " and ch05_push_ms_max < 0.05 < min(abs(ch05_push_top128), abs(ch05_push_top1024))"),
@@ -134,7 +139,8 @@ COMPARISONS = [
                "ch05_raw_z > 5 and abs(ch05_hashed_mean - 1 / 3) < 0.01 < abs(ch05_raw_mean - 1 / 3)"),
     Comparison("05_hash_families", ("ch05_ms_speedup",), "than the quicker of the other two",
                "ch05_ms_speedup.endswith('x faster')"),
-    Comparison("06_hash_seed_trap", ("ch06_builtin_agree", "ch06_stable_agree"), "match the reference exactly",
+    Comparison("06_hash_seed_trap", ("ch06_builtin_agree", "ch06_stable_agree"),
+               "match the reference exactly",
                "ch06_builtin_agree == 0 and ch06_stable_agree == 8"),
     Comparison("06_hash_seed_trap", ("ch06_p_any",), "the only outcome to expect", "ch06_p_any < 1e-6"),
     Comparison("06_hash_seed_trap", ("ch06_exact_dev", "ch06_sim_z", "ch06_above_naive"),
@@ -146,7 +152,8 @@ COMPARISONS = [
                                      "ch06_schemes64_estimate", "ch06_k_estimate", "ch06_raw_estimate"),
                "This is the most dangerous row",
                "max(ch06_seed_estimate, ch06_schemes64_estimate, ch06_k_estimate) < 0.05"
-               " and 0.2 < ch06_raw_estimate < ch06_true_j - 0.2 and abs(ch06_same_estimate - ch06_true_j) < 0.05"),
+               " and 0.2 < ch06_raw_estimate < ch06_true_j - 0.2"
+               " and abs(ch06_same_estimate - ch06_true_j) < 0.05"),
     Comparison("07_lsh_banding", ("ch07_half_20x5", "ch07_steep_20x5", "ch07_approx_20x5"),
                "the half-way point comes first",
                "ch07_half_20x5 < ch07_steep_20x5 < ch07_approx_20x5"),
