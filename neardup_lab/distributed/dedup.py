@@ -30,7 +30,7 @@ import numpy as np
 from ..clusters import choose_keepers
 from ..engine.banding import BandGroups, BandKeys, band_groups, pairs_in_groups
 from ..engine.components import clusters_from_pair_array, pair_tuples
-from ..engine.pipeline import DedupResult, check_documents, prepare
+from ..engine.pipeline import NO_WORDS_KEY, DedupResult, check_documents, prepare
 from ..engine.verify import jaccard_of_pairs, verified_edges
 from ..lsh import band_hashes
 from ..readers import Document, InputError, Problem, check_inputs, detect_format, iter_records
@@ -165,6 +165,9 @@ def _sign(partition: Any, number: int, text_column: str, settings: Settings) -> 
     return _Signed(keys, prepared.sets, signatures, lengths, _PartitionCounts(len(texts), records, problems))
 
 
+_NO_WORDS_KEY = np.frombuffer(NO_WORDS_KEY, dtype=np.uint64)
+
+
 class _ExactRows(NamedTuple):
     """The exact shuffle's rows: a document's exact-copy key and its global id."""
 
@@ -173,10 +176,11 @@ class _ExactRows(NamedTuple):
 
 
 def _exact_rows(signed: _Signed, offset: int, receivers: int) -> Routed:
-    """One ``(key, id)`` row per document, routed by key."""
-    doc = offset + np.arange(len(signed.lengths), dtype=np.int64)
-    target = (signed.keys[:, 0] % np.uint64(receivers)).astype(np.int64)
-    return route(_ExactRows(signed.keys, doc), target, receivers)
+    """One ``(key, id)`` row per document with words (a text without is nobody's copy), routed by key."""
+    with_words = np.flatnonzero((signed.keys != _NO_WORDS_KEY).any(axis=1))
+    doc = offset + with_words
+    target = (signed.keys[with_words, 0] % np.uint64(receivers)).astype(np.int64)
+    return route(_ExactRows(signed.keys[with_words], doc), target, receivers)
 
 
 def _exact_copies(offsets: np.ndarray, pieces: list[_ExactRows]) -> Routed:
@@ -217,7 +221,7 @@ def _band_rows(
     signed: _Signed, offset: int, receivers: int, banding: tuple[int, int], copy_pieces: list[np.ndarray]
 ) -> Routed:
     """The band rows of this partition's representatives (not its copies), routed by band key."""
-    representative = np.ones(len(signed.lengths), dtype=bool)
+    representative = signed.sets.counts > 0  # a text without shingles is nobody's candidate
     representative[gather(copy_pieces)[:, 1] - offset] = False
     local = np.flatnonzero(representative)
     signatures, (bands, rows) = signed.signatures[local], banding

@@ -375,7 +375,9 @@ class SavedIndex:
         batch's; ``ids`` names the batch's documents when they are matched with each other too."""
         n, batch_ids = len(self), ids or []
         pairs, similarity = self._candidates(batch, ids is not None, sets)
+        has_shingles = sets.counts > 0  # a text without shingles is nobody's match, as in dedup
         kept = similarity >= self.settings.threshold
+        kept &= has_shingles[pairs[:, 0] + n] & has_shingles[pairs[:, 1]]
         doc, other, similarity = pairs[kept, 0], pairs[kept, 1], similarity[kept]
         in_index = other < n
         position = np.where(in_index, other, other - n)
