@@ -171,7 +171,7 @@ def test_the_command_line_says_when_buckets_were_capped(tmp_path):
     from neardup_lab.cli.main import main
 
     path = tmp_path / "copies.jsonl"
-    texts = near_copies(400, replaced=1, seed=3)
+    texts = near_copies(1000, replaced=1, seed=3)  # a band's bucket holds about a quarter: over 100
     path.write_text("".join(json.dumps({"text": text}) + "\n" for text in texts))
     for command in (["dedup", str(path)], ["index", "build", str(tmp_path / "i.idx"), str(path)]):
         out = tmp_path / "out.txt"
