@@ -132,7 +132,7 @@ def run_dedup(args: argparse.Namespace, console: Console) -> int:
         records = {"keep_out": result.keepers, "removed_out": result.removed}
         with outputs.staged(_outputs(args, report, out, records, kind)):
             pass  # nothing else must succeed first
-        stages = [(name, stats["seconds"]) for name, stats in result.stats.items()]
+        stages = [(name, stats["seconds"]) for name, stats in result.stats.items() if "seconds" in stats]
         times = [("read", read_seconds), *stages, ("write", time.perf_counter() - started)]
 
         def summary() -> None:

@@ -194,8 +194,8 @@ def dedup_summary(console: Console, result: DedupResult, settings: Settings) -> 
     console.say(f"kept: {len(result.keepers)} (policy: {settings.keeper})")
     console.say(f"removed: {len(result.removed)}")
     df = settings.max_df
-    share = f"{df:.0%} of the" if isinstance(df, float) else f"{df}"
-    frequent = "" if df is None else f"; shingles in more than {share} documents ignored"
+    share = f"{df:.0%} of the documents" if isinstance(df, float) else plural(df or 0, "document")
+    frequent = "" if df is None else f"; shingles in more than {share} ignored"
     console.say(
         f"settings: threshold {settings.threshold:g}, {settings.k}-{settings.shingle} shingles, "
         f"{settings.num_perm} permutations, {settings.bands} bands x {settings.rows} rows{frequent}"

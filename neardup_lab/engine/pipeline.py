@@ -547,6 +547,7 @@ def dedup(
         group_of = equal_texts(first_occurrences(prepared.keys), docs)
         reps = np.flatnonzero(group_of == np.arange(n))
         banded = reps[_has_shingles(prepared.signatures[reps], settings)]  # no shingle, no partner
+        with_words = 0 if drop is None else sum(prepared.keys[i] != NO_WORDS_KEY for i in reps.tolist())
         copies = copy_pairs(group_of)
 
     with clock.stage("candidates"):
@@ -595,13 +596,14 @@ def dedup(
         "verified": {"pairs": len(verified)},
         "clusters": {"clusters": len(clusters), "kept": len(keepers), "removed": n - len(keepers)},
     }
-    if frequent is not None:
+    stats = {stage: {**c, "seconds": clock.seconds.get(stage, 0.0)} for stage, c in counts.items()}
+    if frequent is not None:  # what max_df ignored: not a stage, so no seconds
         ignored = {
             "shingles": len(frequent.ids),
             "share": frequent.ignored / max(frequent.held, 1),
-            "left_empty": len(reps) - len(banded),
+            "left_empty": with_words - len(banded),  # texts with words left with no shingle
         }
-        counts["max_df"] = {**ignored}
+        stats["max_df"] = {**ignored}
         if warning := max_df_warning(settings, ignored, n):
             warnings.warn(warning, UserWarning, stacklevel=2)
     return DedupResult(
@@ -610,5 +612,5 @@ def dedup(
         keepers=keepers,
         copies=pair_tuples(copies),
         settings=settings,
-        stats={stage: {**c, "seconds": clock.seconds.get(stage, 0.0)} for stage, c in counts.items()},
+        stats=stats,
     )
