@@ -23,6 +23,7 @@ from .support.validate import number_between, positive_int, shown
 __all__ = [
     "s_curve",
     "approx_threshold",
+    "steepest_similarity",
     "ErrorAreas",
     "error_areas",
     "optimal_params",
