@@ -36,6 +36,8 @@ REQUIRED = {
     ("10_scaling", "ch10_pair_cost"): "pair.unrelated",
     ("10_scaling", "ch10_sign_per_article"): "signing",
     ("10_scaling", "ch10_per_article"): "dedup",
+    ("15_faster_signatures", "ch15_shared_signing"): "signing",
+    ("16_cross_check", "ch16_shared_signing"): "signing",
     ("17_scaling_out", "ch17_sign_per_doc"): "signing",
     ("17_scaling_out", "ch17_dedup_per_doc"): "dedup",
 }
