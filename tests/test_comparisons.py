@@ -76,6 +76,17 @@ COMPARISONS = [
                "far from the factor of 128", "1 < ch15_t_ids_classic / ch15_t_ids_oph < 32"),
     Comparison("15_faster_signatures", ("ch15_t_fast", "ch15_t_word_shingles"), "which alone took",
                "ch15_t_fast < ch15_t_word_shingles"),
+    Comparison("15b_bbit_minhash", ("ch15b_bbit_rmse_32", "ch15b_bbit_rmse_8", "ch15b_bbit_rmse_2",
+                                    "ch15b_bbit_rmse_1"), "grows slowly at first and then faster",
+               "ch15b_bbit_rmse_8 - ch15b_bbit_rmse_32 < ch15b_bbit_rmse_2 - ch15b_bbit_rmse_8"
+               " < ch15b_bbit_rmse_1 - ch15b_bbit_rmse_2"),
+    Comparison("15b_bbit_minhash", ("ch15b_equal16_bbit", "ch15b_equal16_fewk", "ch15b_equal64_bbit",
+                                    "ch15b_equal64_fewk"), "many short values beat",
+               "ch15b_equal16_bbit < ch15b_equal16_fewk and ch15b_equal64_bbit < ch15b_equal64_fewk"),
+    Comparison("15b_bbit_minhash", ("ch15b_band_found_1", "ch15b_band_expected_1", "ch15b_band_found_2",
+                                    "ch15b_band_expected_2"), "Measured and expected counts agree",
+               "abs(ch15b_band_found_1 - ch15b_band_expected_1) < 3 * ch15b_band_expected_1 ** 0.5"
+               " and abs(ch15b_band_found_2 - ch15b_band_expected_2) < 3 * ch15b_band_expected_2 ** 0.5"),
     Comparison("16_cross_check", ("ch16_ours_time", "ch16_bulk_time", "ch16_theirs_time"),
                "the order does not",
                "ch16_ours_time < ch16_bulk_time and ch16_ours_time < ch16_theirs_time"),
