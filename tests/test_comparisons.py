@@ -64,8 +64,6 @@ COMPARISONS = [
                "ch10_true_top <= ch10_position_cands < ch10_prefix_cands < 2 * ch10_true_top"),
     Comparison("10_scaling", ("ch10_per_article", "ch10_sign_per_article"), "projects to",
                "ch10_per_article >= ch10_sign_per_article"),
-    Comparison("10_scaling", ("ch10_c_pair", "ch10_pair_cost"), "less than",
-               "ch10_c_pair < ch10_pair_cost"),
     Comparison("10_scaling", ("ch10_fit_per_shingle", "ch10_cost_per_shingle"),
                "the same order of magnitude",
                "0.1 < ch10_cost_per_shingle / ch10_fit_per_shingle < 10"),
