@@ -9,7 +9,11 @@ Massive Datasets*, section 3.9). Two facts about a pair ``x``, ``y`` with
   the union at least ``|x|``;
 - **prefix filter**: the two share at least ``ceil(t |x|)`` tokens, so once every set
   is sorted by one global order, the first ``|x| - ceil(t |x|) + 1`` tokens of each
-  (its *prefix*) share a token. Rarest tokens first keeps the prefixes' lists short.
+  (its *prefix*) share a token. Rarest tokens first keeps the prefixes' lists short
+  (Chaudhuri, Ganti and Kaushik 2006; Bayardo, Ma and Srikant 2007);
+- **position filter** (optional): the two need ``ceil(t / (1 + t) (|x| + |y|))`` shared
+  tokens, and when their prefixes meet at position ``i`` of ``x`` and ``j`` of ``y``, no
+  more than ``min(|x| - i, |y| - j) - 1`` shared tokens can follow (Xiao et al. 2008).
 
 So an inverted index on prefixes proposes the candidates and an exact comparison
 verifies them: the result is exactly that of
@@ -49,16 +53,21 @@ def prefix_length(size: int, threshold: float) -> int:
     return size - math.ceil(threshold * size * _SLACK) + 1
 
 
-def prefix_candidates(shingle_sets: Sequence[Set], threshold: float) -> set[Pair]:
+def prefix_candidates(shingle_sets: Sequence[Set], threshold: float, positions: bool = False) -> set[Pair]:
     """Pairs ``(i, j)``, ``i < j``, whose sizes and prefixes allow Jaccard >= ``threshold``.
 
     Tokens (all of one comparable type, such as str) are ordered rarest first, ties by
     value; sets are visited from the smallest up, each probing the inverted index of the
-    prefixes visited before it.
+    prefixes visited before it. With ``positions``, a pair is also dropped as soon as the
+    tokens its prefixes share so far, plus those left after the positions where they meet,
+    cannot reach the overlap the threshold needs (position filtering).
     Every pair of non-empty sets that reaches the threshold is among the candidates.
 
     >>> sorted(prefix_candidates([{"a", "b"}, {"a", "b", "c"}, {"x", "y"}], 0.6))
     [(0, 1)]
+    >>> sets = [{"b", "e", "h"}, {"e", "f", "h"}, {"c", "d", "e"}]  # prefixes meet at "h", second of 3
+    >>> prefix_candidates(sets, 0.6), prefix_candidates(sets, 0.6, positions=True)  # 3 shared needed
+    ({(0, 1)}, set())
     """
     threshold = number_between(threshold, "threshold", 0, 1)
     if isinstance(shingle_sets, (str, bytes)) or any(not isinstance(s, Set) for s in shingle_sets):
@@ -68,24 +77,34 @@ def prefix_candidates(shingle_sets: Sequence[Set], threshold: float) -> set[Pair
     by_rarity = sorted(counts, key=lambda token: (counts[token], token))
     rank: dict[Hashable, int] = {token: n for n, token in enumerate(by_rarity)}
     order = sorted(range(len(shingle_sets)), key=lambda d: (len(shingle_sets[d]), d))
-    index: defaultdict[Hashable, list[int]] = defaultdict(list)
+    index: defaultdict[Hashable, list[tuple[int, int]]] = defaultdict(list)  # token -> (set, position)
     candidates: set[Pair] = set()
     for d in order:
         size = len(shingle_sets[d])
         prefix = sorted(shingle_sets[d], key=rank.__getitem__)[: prefix_length(size, threshold)]
         shortest = threshold * size * _SLACK  # length filter: smaller partners need this many
-        for token in prefix:
-            for other in index[token]:
-                if len(shingle_sets[other]) >= shortest:
-                    candidates.add((other, d) if other < d else (d, other))
-            index[token].append(d)
+        shared: dict[int, int] = {}  # partner -> prefix tokens shared so far; -1 once ruled out
+        for i, token in enumerate(prefix):
+            for other, j in index[token]:
+                other_size = len(shingle_sets[other])
+                if other_size < shortest or shared.get(other, 0) < 0:
+                    continue
+                seen = shared.get(other, 0) + 1
+                if positions:
+                    needed = math.ceil(threshold / (1 + threshold) * (size + other_size) * _SLACK)
+                    if seen + min(size - i, other_size - j) - 1 < needed:
+                        seen = -1
+                shared[other] = seen
+            index[token].append((d, i))
+        candidates.update((o, d) if o < d else (d, o) for o, seen in shared.items() if seen > 0)
     return candidates
 
 
-def prefix_join(shingle_sets: Sequence[Set], threshold: float) -> dict[Pair, float]:
+def prefix_join(shingle_sets: Sequence[Set], threshold: float, positions: bool = False) -> dict[Pair, float]:
     """Every pair ``(i, j)``, ``i < j``, with exact Jaccard >= ``threshold``: an exact join.
 
-    The candidates of :func:`prefix_candidates`, verified exactly. The answer, values
+    The candidates of :func:`prefix_candidates` (``positions``: with position filtering),
+    verified exactly. The answer, values
     included, is that of :func:`~neardup_lab.evaluate.brute_force_pairs`; two empty
     sets count as identical (Jaccard 1), as there.
 
@@ -93,7 +112,7 @@ def prefix_join(shingle_sets: Sequence[Set], threshold: float) -> dict[Pair, flo
     {(0, 1): 0.6666666666666666}
     """
     found = {}
-    for i, j in prefix_candidates(shingle_sets, threshold):
+    for i, j in prefix_candidates(shingle_sets, threshold, positions):
         shared = len(shingle_sets[i] & shingle_sets[j])
         similarity = shared / (len(shingle_sets[i]) + len(shingle_sets[j]) - shared)
         if similarity >= threshold:

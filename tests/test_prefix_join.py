@@ -53,3 +53,16 @@ def test_errors_say_what_to_pass():
         prefix_join([{"a"}], 1.5)
     with pytest.raises(TypeError, match="shingle sets"):
         prefix_join(["not a set"], 0.5)
+
+
+@given(sets_of_tokens, thresholds)
+def test_position_filtering_keeps_every_pair_and_drops_only_candidates(sets, threshold):
+    with_positions = prefix_candidates(sets, threshold, positions=True)
+    assert with_positions <= prefix_candidates(sets, threshold)
+    assert {p for p in brute_force_pairs(sets, threshold) if sets[p[0]]} <= with_positions
+    assert prefix_join(sets, threshold, positions=True) == brute_force_pairs(sets, threshold)
+
+
+def test_position_filtering_drops_candidates_on_a_corpus():
+    sets = [word_shingles(d, 3) for d in make_corpus(300, seed=4, n_words=60).docs]
+    assert len(prefix_candidates(sets, 0.7, positions=True)) < len(prefix_candidates(sets, 0.7))
