@@ -115,12 +115,13 @@ def equal_texts(group_of: np.ndarray, docs: Sequence[str]) -> np.ndarray:
     [0, 0, 0, 3]
     """
     out = group_of.copy()
-    by_text: dict[tuple[int, tuple[str, ...]], int] = {}
+    by_text: dict[tuple[int, str], int] = {}
     for copy in np.flatnonzero(group_of != np.arange(len(group_of))).tolist():
         first = int(group_of[copy])
         if docs[copy] != docs[first]:
-            by_text.setdefault((first, tuple(words(docs[first]))), first)
-            out[copy] = by_text.setdefault((first, tuple(words(docs[copy]))), copy)
+            if (first, "") not in by_text:  # the first's words, once per group
+                by_text[first, ""] = by_text[first, " ".join(words(docs[first]))] = first
+            out[copy] = by_text.setdefault((first, " ".join(words(docs[copy]))), copy)
     return out
 
 
