@@ -134,9 +134,7 @@ def containment_estimate(jaccard_value: float, size_a: int, size_b: int) -> floa
     0.3333333333333333
     """
     if isinstance(jaccard_value, bool) or not isinstance(jaccard_value, Real):
-        raise TypeError(
-            f"jaccard_value must be a number, got {described(jaccard_value)}"
-        )
+        raise TypeError(f"jaccard_value must be a number, got {described(jaccard_value)}")
     j = float(jaccard_value)
     if math.isnan(j) or not 0.0 <= j <= 1.0:
         raise ValueError(f"jaccard_value must lie in [0, 1], got {jaccard_value!r}")

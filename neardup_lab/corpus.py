@@ -1,11 +1,6 @@
-"""Deterministic synthetic news corpora with known near-duplicate families.
-
-Every article is generated from a seed: a headline and sentences of words
-drawn from a Zipf-distributed vocabulary (a few real function words and
-news words at the top ranks, made-up words below them). Copies are made by
-applying *edit kinds* to an original, so the truth is known: ``origin[i]``
-is the index of the article document ``i`` was copied from.
-"""
+"""Deterministic synthetic news corpora with known near-duplicate families: seeded articles of
+Zipf-distributed words (real function and news words first, made-up ones below), copied by *edit
+kinds*, so the truth is known: ``origin[i]`` is the article document ``i`` was copied from."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .support.validate import non_negative_int
+from .support.validate import non_negative_int, positive_int
 
 __all__ = [
     "EDIT_KINDS",
@@ -154,8 +149,7 @@ def make_article(seed: int, n_words: int = 300, vocabulary_size: int = 6000, zip
     >>> len(text.split("\\n\\n")[1].split())
     40
     """
-    if n_words < 1:
-        raise ValueError(f"n_words must be >= 1, got {n_words}")
+    n_words = positive_int(n_words, "n_words")  # TypeError for a wrong type, ValueError below 1
     return _articles(np.random.default_rng([seed, 0]), 1, n_words, vocabulary_size, zipf)[0]
 
 
@@ -199,9 +193,8 @@ def _split(text: str) -> tuple[str, str]:
 
 
 def replace_words(text: str, count: int, seed: int, vocabulary_size: int = 6000) -> str:
-    """Replace ``count`` distinct body words by other vocabulary words.
-
-    Punctuation and capitals around each replaced word are kept.
+    """Replace ``count`` distinct body words by other vocabulary words, keeping their punctuation
+    and capitals.
 
     >>> original = make_article(seed=3, n_words=50)
     >>> edited = replace_words(original, 1, seed=0)

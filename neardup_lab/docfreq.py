@@ -34,8 +34,7 @@ __all__ = ["document_frequencies", "frequent_shingles", "drop_frequent", "max_co
 def _check_sets(shingle_sets: object) -> Sequence[Set]:
     if isinstance(shingle_sets, (str, bytes, Set)) or not isinstance(shingle_sets, Sequence):
         raise TypeError(
-            f"shingle_sets must be a list with one shingle set per document, got "
-            f"{described(shingle_sets)}"
+            f"shingle_sets must be a list with one shingle set per document, got {described(shingle_sets)}"
         )
     for position, shingles in enumerate(shingle_sets):
         require_set(shingles, f"shingle_sets[{position}]")

@@ -1,18 +1,11 @@
 """Stable 64-bit hashing of shingles.
 
-Python's built-in ``hash()`` of a string is salted per process (see
-PYTHONHASHSEED), so anything stored or compared across processes must use a
-hash that is stable by construction. We use XXH3-64 (seed 0) of the UTF-8
-bytes: a published, fast, non-cryptographic hash that any language can
-reproduce.
-
-The package hashes with XXH3 only through the two names below, bound to the
-compiled ``xxhash`` package when it can be imported and otherwise (in the
-browser, where there is no ``xxhash`` wheel) to ``neardup_lab.support.xxh3``, a
-plain-Python XXH3 tested bit for bit against ``xxhash``:
-
-- ``xxh3_64(data: bytes) -> int``: XXH3-64 of ``data``;
-- ``xxh3_128_digest(data: bytes) -> bytes``: XXH3-128 of ``data``, 16 bytes, high half first.
+Python's ``hash()`` of a string is salted per process (PYTHONHASHSEED), so anything stored or
+compared across processes needs a hash stable by construction: XXH3-64 (seed 0) of the UTF-8
+bytes, published, fast and reproducible in any language. The package reaches XXH3 only through
+``xxh3_64(data) -> int`` and ``xxh3_128_digest(data) -> bytes`` (16 bytes, high half first): the
+compiled ``xxhash`` when it imports, else (in the browser) ``neardup_lab.support.xxh3``, plain
+Python tested bit for bit against it.
 
 >>> xxh3_64(b"heavy rain"), xxh3_128_digest(b"").hex()
 (9622211232230591711, '99aa06d3014798d86001c324468d497f')
@@ -112,10 +105,7 @@ LENGTH_MIX = 0xD6E8FEB86659FD93
 
 
 def _splitmix64_int(z: int) -> int:
-    z = (z + 0x9E3779B97F4A7C15) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
+    return int(splitmix64(np.array([z & _MASK64], dtype=np.uint64))[0])
 
 
 def absorb(state: int, lane: int) -> int:

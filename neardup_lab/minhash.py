@@ -1,26 +1,20 @@
-"""MinHash signatures: k hash functions, keep the minimum of each.
+"""MinHash signatures: n hash functions, keep the minimum of each.
 
-The chance that two sets have the same minimum under a random hash function
-equals their Jaccard similarity, so the share of equal positions in two
-signatures estimates it.
-
-Schemes (each a family of ``num_perm`` hash functions applied to the 64-bit
-stable hash ``x`` of every shingle):
+Two sets have the same minimum under a random hash function with a chance equal to their
+Jaccard similarity, so the share of equal positions in two signatures estimates it. Schemes
+(families of ``num_perm`` functions of the 64-bit stable hash ``x`` of every shingle):
 
 ``"multiply-shift"`` (default)
-    top 32 bits of ``(a*x + b) mod 2**64`` with ``a`` odd. Values are uint32.
+    top 32 bits of ``(a*x + c) mod 2**64`` with ``a`` odd. Values are uint32.
 ``"mod-prime"``
-    the textbook ``(a*x + b) mod (2**61 - 1)`` with ``a`` in [1, p) and ``b``
-    in [0, p), computed exactly. Values are uint64.
+    the textbook ``(a*x + c) mod (2**61 - 1)``, ``a`` in [1, p), ``c`` in [0, p), exact. uint64.
 ``"one-permutation"``
-    one hash function whose value picks one of ``num_perm`` bins; each bin
-    keeps its minimum, and empty bins are densified (see :mod:`neardup_lab.oph`).
-    About ``num_perm`` times less hashing than the classic schemes. uint32.
+    one hash function whose value picks one of ``num_perm`` bins; each bin keeps its minimum,
+    empty bins are densified (:mod:`neardup_lab.oph`): ``num_perm`` times less hashing. uint32.
 ``"small-affine"``
-    a deliberately weak hash kept for teaching: ``(a*x + b) mod (2**61 - 1)``
-    with ``x`` cut to 32 bits and ``a``, ``b`` below 2**35. The products wrap
-    around the prime only a few times, so the order of the inputs barely
-    changes and the smallest inputs win the minimum far too often.
+    a deliberately weak hash kept for teaching: ``(a*x + c) mod (2**61 - 1)`` with ``x`` cut to
+    32 bits and ``a``, ``c`` below 2**35. The products wrap around the prime only a few times,
+    so the smallest inputs win the minimum far too often.
 """
 
 from __future__ import annotations

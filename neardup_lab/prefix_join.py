@@ -1,23 +1,19 @@
-"""Exact similarity joins with prefix and length filtering, no hashing.
+"""Exact similarity joins with prefix, length and position filtering, no hashing.
 
-Every pair of sets with Jaccard similarity at least ``t``, found without comparing
-every pair and without ever missing one (Leskovec, Rajaraman and Ullman, *Mining of
-Massive Datasets*, section 3.9). Two facts about a pair ``x``, ``y`` with
-``|y| <= |x|`` and ``J(x, y) >= t`` make it fast:
+Every pair of sets with Jaccard similarity at least ``t``, without comparing every pair and
+without missing one (Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*, 3.9). For a
+pair ``x``, ``y`` with ``|y| <= |x|`` and ``J(x, y) >= t``:
 
-- **length filter**: ``|y| >= t |x|``, since the intersection is at most ``|y|`` and
-  the union at least ``|x|``;
-- **prefix filter**: the two share at least ``ceil(t |x|)`` tokens, so once every set
-  is sorted by one global order, the first ``|x| - ceil(t |x|) + 1`` tokens of each
-  (its *prefix*) share a token. Rarest tokens first keeps the prefixes' lists short
-  (Chaudhuri, Ganti and Kaushik 2006; Bayardo, Ma and Srikant 2007);
-- **position filter** (optional): the two need ``ceil(t / (1 + t) (|x| + |y|))`` shared
-  tokens, and when their prefixes meet at position ``i`` of ``x`` and ``j`` of ``y``, no
-  more than ``min(|x| - i, |y| - j) - 1`` shared tokens can follow (Xiao et al. 2008).
+- **length filter**: ``|y| >= t |x|`` (the intersection is at most ``|y|``, the union at least ``|x|``);
+- **prefix filter**: they share at least ``ceil(t |x|)`` tokens, so with every set sorted by one
+  global order (rarest first keeps the lists short), the first ``|x| - ceil(t |x|) + 1`` tokens of
+  each, its *prefix*, share one (Chaudhuri, Ganti and Kaushik 2006; Bayardo, Ma and Srikant 2007);
+- **position filter** (optional): they need ``ceil(t / (1 + t) (|x| + |y|))`` shared tokens, and
+  when their prefixes meet at position ``i`` of ``x`` and ``j`` of ``y``, at most
+  ``min(|x| - i, |y| - j) - 1`` more can follow (Xiao et al. 2008).
 
-So an inverted index on prefixes proposes the candidates and an exact comparison
-verifies them: the result is exactly that of
-:func:`~neardup_lab.evaluate.brute_force_pairs`.
+An inverted index on prefixes proposes candidates and an exact comparison verifies them: exactly
+the pairs of :func:`~neardup_lab.evaluate.brute_force_pairs`.
 """
 
 from __future__ import annotations

@@ -1,29 +1,21 @@
 """Find fingerprints a few bits apart: block tables (Manku, Jain and Das Sarma 2007).
 
-Cut every ``bits``-bit fingerprint into ``m`` blocks of consecutive bits. If two
-fingerprints differ in at most ``k`` bits, those bits lie in at most ``k``
-blocks, so at least ``m - k`` blocks are identical. A table keyed on a choice of
-``m - k`` blocks therefore finds every neighbour whose differing bits avoid that
-choice, and one table per choice (``C(m, k)`` tables) finds them all.
-
-Two schemes:
+Cut every ``bits``-bit fingerprint into ``m`` blocks. Two fingerprints at most ``k`` bits apart
+differ in at most ``k`` blocks, so at least ``m - k`` blocks are equal: a table keyed on a choice
+of ``m - k`` blocks finds every neighbour whose differing bits avoid that choice, and one table
+per choice (``C(m, k)`` tables) finds them all. Two schemes:
 
 ``"pigeonhole"``
-    ``m = k + 1`` blocks and one table per block: the fewest tables, short keys,
-    so every lookup returns many fingerprints that must be checked.
+    ``m = k + 1`` blocks, one table per block: the fewest tables, but short keys, so a lookup
+    returns many fingerprints to check.
 ``"permuted"``
-    ``m`` blocks (default ``2k``) and a table for every choice of ``m - k``
-    blocks: more tables and longer keys, so a lookup returns hardly anything
-    but the true neighbours. For ``k = 3`` and 64 bits: blocks of 11, 11, 11, 11,
-    10 and 10 bits and 20 tables, as in the paper.
+    ``m`` blocks (default ``2k``), a table per choice of ``m - k``: more tables, longer keys, so
+    a lookup returns hardly more than the true neighbours (``k = 3``, 64 bits: blocks of 11, 11,
+    11, 11, 10 and 10 bits, 20 tables, as in the paper).
 
-A table is one uint64 array: every fingerprint with its bits rearranged so
-that the table's key blocks come first (highest), sorted by those leading key
-bits, plus the positions of the fingerprints in the input. A query is
-rearranged the same way; ``np.searchsorted`` finds the run of entries whose
-key equals the query's, and those candidates are checked exactly with a
-population count (``np.bitwise_count``). Rearranging bits does not change a
-Hamming distance, so the check runs on the stored values. No Python object is
+A table is one uint64 array: the fingerprints with their bits rearranged so that the key blocks
+come first, sorted. ``np.searchsorted`` finds the entries whose key equals the query's, checked
+with a population count; rearranging bits keeps Hamming distances, and no Python object is
 made per fingerprint.
 """
 
@@ -77,21 +69,16 @@ def _check_bits(bits: object) -> int:
 def _as_fingerprints(fingerprints: object, bits: int = 64) -> np.ndarray:
     """Fingerprints as a 1-D uint64 array, every value checked to fit in ``bits`` bits."""
     if isinstance(fingerprints, (str, bytes, bytearray)):
-        raise TypeError(
-            f"fingerprints must be integers, got {described(fingerprints)}"
-        )
+        raise TypeError(f"fingerprints must be integers, got {described(fingerprints)}")
     if not isinstance(fingerprints, np.ndarray):
         if not isinstance(fingerprints, Iterable):
             raise TypeError(
-                f"fingerprints must be a uint64 array or a sequence of ints, "
-                f"got {described(fingerprints)}"
+                f"fingerprints must be a uint64 array or a sequence of ints, got {described(fingerprints)}"
             )
         values = list(fingerprints)
         for value in values:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise TypeError(
-                    f"every fingerprint must be an int, found {described(value)}"
-                )
+                raise TypeError(f"every fingerprint must be an int, found {described(value)}")
             if not 0 <= value < 2**64:
                 raise ValueError(f"fingerprints must lie in [0, 2**64), found {value}")
         fingerprints = np.array(values, dtype=np.uint64)
