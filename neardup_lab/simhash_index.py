@@ -1,17 +1,17 @@
 """Find fingerprints a few bits apart: block tables (Manku, Jain and Das Sarma 2007).
 
-Cut every ``bits``-bit fingerprint into ``m`` blocks. Two fingerprints at most ``k`` bits apart
-differ in at most ``k`` blocks, so at least ``m - k`` blocks are equal: a table keyed on a choice
-of ``m - k`` blocks finds every neighbour whose differing bits avoid that choice, and one table
-per choice (``C(m, k)`` tables) finds them all. Two schemes:
+Cut every ``f``-bit fingerprint (``bits``) into ``b`` blocks (``blocks``). Two fingerprints at most
+``d_max`` bits apart (``max_distance``) differ in at most ``d_max`` blocks, so ``b - d_max`` blocks
+are equal: a table keyed on ``b - d_max`` blocks finds every neighbour whose differing bits avoid
+them, and one table per choice (``C(b, d_max)`` tables) finds them all. Two schemes:
 
 ``"pigeonhole"``
-    ``m = k + 1`` blocks, one table per block: the fewest tables, but short keys, so a lookup
+    ``b = d_max + 1`` blocks, one table per block: the fewest tables, but short keys, so a lookup
     returns many fingerprints to check.
 ``"permuted"``
-    ``m`` blocks (default ``2k``), a table per choice of ``m - k``: more tables, longer keys, so
-    a lookup returns hardly more than the true neighbours (``k = 3``, 64 bits: blocks of 11, 11,
-    11, 11, 10 and 10 bits, 20 tables, as in the paper).
+    ``b`` blocks (default ``2 d_max``), a table per choice of ``b - d_max``: more tables, longer
+    keys, so a lookup returns hardly more than the true neighbours (``d_max = 3``, 64 bits: blocks
+    of 11, 11, 11, 11, 10 and 10 bits, 20 tables, as in the paper).
 
 A table is one uint64 array: the fingerprints with their bits rearranged so that the key blocks
 come first, sorted. ``np.searchsorted`` finds the entries whose key equals the query's, checked
