@@ -40,9 +40,10 @@ COMPARISONS = [
                "ch01_case_caught == ch01_case_copies and ch01_edited_caught == 0"),
     Comparison("01_why_near_duplicates", ("ch01_pairs_1e7",), "about fifty trillion",
                "round(ch01_pairs_1e7 / 1e12) == 50"),
-    Comparison("01_why_near_duplicates", ("ch01_step_ratio", "ch01_n_day", "ch01_n_year"),
-               "crosses one day",
-               "99 < ch01_step_ratio < 101 and 1e5 < ch01_n_day < 1e6 < ch01_n_year < 1e7"),
+    Comparison("01_why_near_duplicates", ("ch01_step_ratio", "ch01_time_1e5", "ch01_time_1e6",
+                                          "ch01_time_1e7"), "crosses one day",
+               "99 < ch01_step_ratio < 101 and ch01_time_1e5 < 86400 < ch01_time_1e6"
+               " < 365.25 * 86400 < ch01_time_1e7"),
     Comparison("01_why_near_duplicates", ("ch01_daily_share", "ch01_daily_time"),
                "far longer than the day it covers",
                "ch01_daily_share < 0.05 and ch01_daily_time > 10 * 86400"),
