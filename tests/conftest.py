@@ -58,6 +58,8 @@ NATIVE_ONLY = {
     "test_comparisons.py": "checks the book's notebooks, not the package",
     "test_costs.py": "checks the book's notebooks, not the package",
     "test_notebook_outputs.py": "checks the book's notebooks, not the package",
+    "test_notation.py": "checks the book's notebooks, not the package",
+    "test_licences.py": "checks the repository's licence files (with PyYAML), not the package",
     "test_teacher_notes.py": "checks the labs' teacher notes, not the package",
     "test_labs.py": "executes notebooks in Jupyter kernels (processes)",
     "test_labs_bundle.py": "builds a wheel and a virtual environment (processes)",

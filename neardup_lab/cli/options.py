@@ -26,7 +26,7 @@ __all__ = ["EXIT_OK", "EXIT_SKIPPED", "EXIT_ERROR", "CLI_SCHEMES", "Parser", "nu
 __all__ += ["byte_size", "share_or_count", "delimiter", "encoding", "add_command", "add_max_bytes"]
 __all__ += ["SETTING_OPTIONS", "HASH_SETTINGS", "add_setting_options", "add_hash_options", "given_settings"]
 
-#: Exit codes: done; done, but some inputs were skipped; a usage or fatal error.
+#: Exit codes, in order, for done; done with some inputs skipped; a usage or fatal error.
 EXIT_OK, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2
 #: Schemes offered on the command line ("small-affine" is a weak hash for teaching).
 CLI_SCHEMES = tuple(s for s in SCHEMES if s != "small-affine")

@@ -41,6 +41,7 @@ __all__ = [
     "exact_groups",
     "first_occurrences",
     "equal_texts",
+    "Frequent",
     "NO_WORDS_KEY",
     "copy_pairs",
     "check_documents",
@@ -90,7 +91,7 @@ def exact_keys(words: Ragged) -> list[bytes]:
     return list(map(hashing.xxh3_128_digest, cut(raw, 8 * words.counts)))
 
 
-#: The exact-copy key of a text with no words: such a text is nobody's copy.
+#: The exact-copy key of a text with no words, which is nobody's copy.
 NO_WORDS_KEY = hashing.xxh3_128_digest(b"")
 
 

@@ -51,16 +51,16 @@ __all__ += ["IndexBusyError", "IndexExistsError", "check_index_settings", "OnDis
 __all__ += ["Loaded", "write_new", "write_update", "read_index", "pack_strings", "unpack_strings"]
 
 FORMAT_NAME = "neardup-lab-index"
-#: 3: strings as UTF-8 bytes with offsets, and the input files added (version 2 is still read).
+#: Version 3 stores strings as UTF-8 bytes with offsets, and the input files added (2 is still read).
 FORMAT_VERSION = 3
 _OLDEST_READ = 2
 #: Name of the text normalisation the shingles are taken after (``neardup_lab.text.normalize``).
 NORMALIZATION = "nfkc-casefold-punctuation-to-space/1"
 #: How shingles become ids, the way :func:`~neardup_lab.engine.pipeline.prepare` makes them.
-SHINGLE_HASH = "word:byte-lane-words-ngram-ids/2;char:xxh3-64-utf8/1;exact:xxh3-128-word-hashes/2"
+SHINGLE_HASH = "word:chained-lane-words-ngram-ids/3;char:xxh3-64-utf8/1;exact:xxh3-128-word-hashes/3"
 META_NAME = "index.json"
 LOCK_NAME = ".lock"
-#: The arrays of a data file: ids packed (:func:`pack_strings`), shingle ids as a ragged array,
+#: The arrays of a data file, ids packed (:func:`pack_strings`), shingle ids as a ragged array,
 #: exact keys as two uint64, and each input file added: name, ``(st_dev, st_ino)``, SHA-256.
 ARRAYS: tuple[str, ...] = ("ids", "id_offsets", "signatures", "shingle_offsets", "shingle_ids", "exact_keys")
 ARRAYS += ("source_names", "source_name_offsets", "source_inodes", "source_digests")
