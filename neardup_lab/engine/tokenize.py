@@ -234,7 +234,7 @@ def word_hashes(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     if not len(long):
         return _lanes_taken_in(at_byte, starts, lengths)
     # A long word's blocks are hashed beside the other words, then taken in by the word's state.
-    blocks = -(-lengths[long] // hashing.WORD_BLOCK)
+    blocks = (-(-lengths[long] // hashing.WORD_BLOCK)).astype(np.intp)  # np.repeat takes intp counts
     owner = np.repeat(np.arange(len(long)), blocks)
     offset = (np.arange(len(owner)) - np.repeat(np.cumsum(blocks) - blocks, blocks)) * hashing.WORD_BLOCK
     short = np.flatnonzero(lengths <= hashing.WORD_BLOCK)
