@@ -1,7 +1,5 @@
-"""Exact verification: the Jaccard similarity of many candidate pairs at once, over each
-document's sorted distinct shingle ids packed end to end (:func:`pack_id_sets`).
-:func:`verified_edges` skips a candidate whose documents are already joined: the same clusters,
-with about one check per member of a cluster instead of one per pair."""
+"""Exact verification: the Jaccard of many candidate pairs over packed id sets (:func:`pack_id_sets`);
+:func:`verified_edges` skips pairs already joined (same clusters, about one check per member)."""
 
 from __future__ import annotations
 
@@ -21,10 +19,8 @@ __all__ = ["pack_id_sets", "jaccard_of_pairs", "Verified", "verified_edges"]
 def pack_id_sets(lists: Ragged) -> Ragged:
     """Sort and deduplicate each document's ids (one list of ``lists`` per document).
 
-    Documents are sorted as the rows of 2-D arrays, one per length class (``2**(c-1)`` to
-    ``2**c - 1`` ids, padded with the largest id: no row is more than half padding), so one
-    ``np.sort(axis=1)`` sorts thousands of documents: measured five times faster than one argsort
-    of all ids with the owner in the key's top bits.
+    One ``np.sort(axis=1)`` per length class (``2**(c-1)`` to ``2**c - 1`` ids, rows padded with the
+    largest id, at most half padding): measured 5x faster than one argsort keyed by owner.
 
     >>> packed = pack_id_sets(Ragged.from_counts(np.array([5, 3, 5, 7], dtype=np.uint64), np.array([3, 1])))
     >>> packed.values.tolist(), packed.offsets.tolist()
@@ -85,10 +81,9 @@ def jaccard_of_pairs(sets: Ragged, pairs: np.ndarray) -> np.ndarray:
 
 
 class Verified(NamedTuple):
-    """What :func:`verified_edges` found: the pairs kept, how many pairs it checked, how many the
-    bands proposed (all pairs of every group, counted, not built), how many groups it capped, and
-    how many pairs of capped groups it left unchecked while their documents were apart (a pair
-    counts once per band that proposed it)."""
+    """What :func:`verified_edges` found: ``edges`` kept, pairs ``checked``, pairs ``proposed`` (of
+    every group, counted, not built), groups ``capped``, and pairs of capped groups left
+    ``unchecked`` while apart (a pair counts once per band that proposed it)."""
 
     edges: np.ndarray
     checked: int
@@ -106,21 +101,17 @@ def verified_edges(
     old: int = 0,
 ) -> Verified:
     """Check the pairs within each band group (of :func:`~neardup_lab.engine.banding.band_groups`)
-    with ``keep`` (``(m, 2)`` pairs to bools), skipping pairs already in one cluster, through
-    ``joined`` (exact copies) or kept pairs, and pairs rejected once: the clusters of checking
-    every candidate, at a fraction of the checks.
+    with ``keep`` (``(m, 2)`` pairs to bools), skipping pairs already in one cluster (through
+    ``joined`` exact copies or kept pairs) and pairs rejected once: the clusters of checking every
+    candidate, at a fraction of the checks. Every pair kept was checked.
 
-    Memory and work stay bounded whatever a group's size: groups are taken in blocks of at most
-    :data:`~neardup_lab.support.limits.PAIR_BLOCK` pairs, and a group of more than
-    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents is checked against
-    :data:`~neardup_lab.support.limits.BUCKET_ANCHORS` anchors
-    (:func:`~neardup_lab.engine.banding.pairs_to_check`) and, with ``refine`` (members and band
-    to groups, :meth:`~neardup_lab.engine.banding.BandKeys.refine`), within the groups of its
-    members that agree on another band too, budgeted the same way. Every pair kept was checked.
-
-    ``old``: documents numbered below it (a saved index's, matched among themselves before) are
-    never paired with each other: only pairs with a document from ``old`` on are checked and
-    counted as unchecked, and groups without one cost nothing.
+    Bounded whatever a group's size: blocks of at most :data:`~neardup_lab.support.limits.PAIR_BLOCK`
+    pairs; a group of more than :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents is checked
+    against :data:`~neardup_lab.support.limits.BUCKET_ANCHORS` anchors
+    (:func:`~neardup_lab.engine.banding.pairs_to_check`), then within its ``refine`` splits by
+    another band (:meth:`~neardup_lab.engine.banding.BandKeys.refine`), on the same budget.
+    ``old``: documents numbered below it (a saved index's) are never paired with each other nor
+    counted as unchecked; a group of old documents only costs nothing.
 
     >>> from neardup_lab.engine.banding import band_groups
     >>> sigs = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2]], dtype=np.uint32)
@@ -206,9 +197,8 @@ def _pairs_apart(parent: np.ndarray, groups: BandGroups) -> int:
 
 
 class _SortedCodes:
-    """A growing set of int64 codes held as a few sorted arrays, each more than twice as long as
-    the next: adding a code costs O(log) amortised, and a lookup searches each array (re-sorting
-    one array on every addition made checking a million pairs quadratic)."""
+    """A growing set of int64 codes as sorted arrays, each over twice the next: O(log) amortised adds
+    (one array re-sorted on every add made a million checks quadratic)."""
 
     def __init__(self) -> None:
         self.levels: list[np.ndarray] = []
