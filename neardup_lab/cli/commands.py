@@ -187,10 +187,9 @@ def run_index(args: argparse.Namespace, console: Console) -> int:
         started = time.perf_counter()
         new = {"new_out": [i for i, matches in enumerate(found) if not matches]}
         out = outputs.matches_writer(fmt, ids, found) if fmt else None
-        # The outputs are written in full, the index saved, then the outputs moved into place.
         with outputs.staged(_outputs(args, report, out, new, kind)):
             if args.action != "query":
-                _save(index, args.index)
+                _save(index, args.index)  # after the outputs are written, before they are moved
                 times.append(("save", time.perf_counter() - started))
 
         def summary() -> None:
