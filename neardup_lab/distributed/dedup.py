@@ -9,8 +9,7 @@
    id's partition, which keeps it if similar enough.
 5. **big buckets**: a bucket of more than :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents
    makes no edges in stage 3; its members' band keys and shingle ids go to its shuffle partition,
-   which checks it as dedup does (:func:`~neardup_lab.engine.verify.verified_edges`: anchors, then
-   the members that agree on another band too), skipping pairs the edges verified so far joined.
+   which checks it on dedup's budget (:func:`~neardup_lab.engine.verify.verified_edges`).
 6. **cluster**: the client gathers the copy pairs and verified edges only.
 
 The shuffles are task shuffles (:mod:`~neardup_lab.distributed.shuffle`): ``P * Q`` pieces each.
@@ -245,8 +244,7 @@ class _Proposed(NamedTuple):
 
 def _candidates(offsets: np.ndarray, rows: int, pieces: list[_BandRows]) -> _Proposed:
     """Candidate edges (equal values in a band), routed to their lower ids; a bucket of more than
-    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents gives none: it comes back whole, to
-    be checked on dedup's budget (:func:`_check_big`)."""
+    ``limits.BUCKET_SIZE`` documents gives none and comes back whole for :func:`_check_big`."""
     band, values, doc = gather(pieces)
     found, big = [_NO_EDGES], []
     for b in np.unique(band).tolist():

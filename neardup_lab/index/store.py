@@ -104,12 +104,9 @@ class _Shared(NamedTuple):
 
 
 def _sharing_a_band(table: _BandTable, queries: np.ndarray) -> _Shared:
-    """Every ``(query, doc)`` sharing a band key, once (equal keys mean equal bands but for a 2**-64
-    chance, and every pair is verified anyway), but those of a bucket of more than
-    :data:`~neardup_lab.support.limits.BUCKET_SIZE` documents: its key comes back instead, to be
-    checked on the budget (:func:`~neardup_lab.engine.verify.verified_edges`), as dedup checks a
-    bucket. Queries go :data:`~neardup_lab.support.limits.QUERY_BATCH` at a time, so memory stays
-    bounded."""
+    """Every ``(query, doc)`` sharing a band key, once (equal keys are equal bands but for a 2**-64
+    chance; every pair is verified anyway); a bucket of more than ``limits.BUCKET_SIZE`` documents
+    gives its key instead, for dedup's budget. ``limits.QUERY_BATCH`` queries at a time: bounded memory."""
     width = int(table.docs.max(initial=0)) + 1
     found = [np.empty((0, 2), dtype=np.int64)]
     big: list[list[np.ndarray]] = [[np.empty(0, dtype=np.uint64)] for _ in table.keys]
@@ -176,9 +173,8 @@ class SavedIndex:
         self._table: _BandTable | None = None
         self._disk: OnDisk | None = None
         self._files: dict[FileIdentity, str] = {}  # input files added, and the name each was added by
-        #: Since this object was made, band buckets of more than limits.BUCKET_SIZE documents checked
-        #: on the budget (as dedup's ``capped_buckets``), and the pairs with a new document in them
-        #: left unchecked while their documents were apart (as its ``not_checked``).
+        #: Since this object was made, buckets of over limits.BUCKET_SIZE documents checked on the
+        #: budget and the pairs it left unchecked, counted as dedup's ``capped_buckets`` and ``not_checked``.
         self.capped = self.not_checked = 0
 
     def __len__(self) -> int:
@@ -303,10 +299,9 @@ class SavedIndex:
         return self._table
 
     def _candidates(self, batch: Prepared, within_batch: bool, sets: Ragged) -> tuple[np.ndarray, np.ndarray]:
-        """Pairs ``(batch document, index + batch document)`` sharing a band, and their Jaccard
-        similarity. Only representatives are compared with (copies would find the same candidates,
-        and make buckets huge). The buckets of more than :data:`~neardup_lab.support.limits.BUCKET_SIZE`
-        documents are checked on dedup's budget (:meth:`_budgeted`)."""
+        """Pairs ``(batch document, index + batch document)`` sharing a band, and their Jaccard.
+        Only representatives are compared with (copies would find the same candidates and make
+        buckets huge); big buckets go to :meth:`_budgeted`."""
         n, queries = len(self), _band_keys(batch.signatures, self.settings)
         tables = [(self._index_table(), 0)]
         shared = [_sharing_a_band(tables[0][0], queries)]
@@ -350,10 +345,9 @@ class SavedIndex:
         within_batch: bool,
     ) -> np.ndarray:
         """The verified pairs ``(document, batch document)`` (numbered: the index, then the batch)
-        of big buckets, by dedup's scheme (:func:`~neardup_lab.engine.verify.verified_edges`): each
-        member against a few anchors, then within the groups of members that agree on another
-        band too, skipping pairs already joined (``joined``: pairs verified so far). Two documents
-        of the index are never paired; two queries neither (``within_batch`` false)."""
+        of big buckets, by :func:`~neardup_lab.engine.verify.verified_edges`, skipping pairs that
+        ``joined`` (the pairs verified so far) already links. Two index documents are never paired;
+        two queries neither unless ``within_batch``."""
         n, threshold = len(self), self.settings.threshold
         members = np.unique(np.concatenate([np.empty(0, dtype=np.int64), *(b.order for b in buckets)]))
         stored, new = members[members < n], members[members >= n]

@@ -330,9 +330,9 @@ class PipelineCost(NamedTuple):
 
 
 def pipeline_cost(n_originals: int = 1_200, seed: int = 8, repeat: int = 3) -> PipelineCost:
-    """:class:`PipelineCost` on :func:`cost_articles`: ``dedup(docs)`` (``n_jobs=1``) timed
-    ``repeat`` times after a warm-up, since the first call in a process builds lookup tables. The
-    signing stage is the one ``dedup`` reports in its ``stats``; each figure is its best run.
+    """:class:`PipelineCost` on :func:`cost_articles`: the best of ``repeat`` runs of ``dedup``
+    (``n_jobs=1``) and of the signing stage its ``stats`` report, after a warm-up call (the first
+    call in a process builds lookup tables).
 
     >>> cost = pipeline_cost(n_originals=20, repeat=1)
     >>> 0 < cost.signing <= cost.whole
