@@ -236,6 +236,8 @@ COMPARISONS = [
     Comparison("09_pipeline", ("ch09_chain_bound", "ch09_chain_ac", "ch09_bound_zero", "ch09_drift_at_zero"),
                "The guarantee fades fast",
                "ch09_chain_ac >= ch09_chain_bound and ch09_bound_zero > 1 and ch09_drift_at_zero > 0.1"),
+    Comparison("09_pipeline", ("ch09_est_below", "ch09_est_below_min"), "within about two standard errors",
+               "ch09_est_below > 0 and ch09_est_below_min > 0.7 - 2 * (0.21 / 128) ** 0.5"),
     Comparison("09b_in_production", ("ch09b_longest_original", "ch09b_first_original"),
                "is worse for a news card", "ch09b_longest_original < ch09b_first_original"),
     Comparison("09b_in_production", ("ch09b_heavy_max",), "reaches only", "ch09b_heavy_max < 0.8"),
