@@ -346,12 +346,18 @@ COMPARISONS = [
                "ch12_feat_words_unrel < ch12_feat_words_pred"),
     Comparison("12_simhash", ("ch12_feat_nostop_e10", "ch12_feat_sh3_e10", "ch12_feat_sh5_e10"), "and only",
                "ch12_feat_nostop_e10 < ch12_feat_sh3_e10 < ch12_feat_sh5_e10"),
+    Comparison("12_simhash", ("ch12_the_per_article", "ch12_median_count"), "times on average and most other",
+               "ch12_the_per_article >= 10 and ch12_median_count <= 2"),
     Comparison("12_simhash", ("ch12_x32_within2", "ch12_x32_within3_64"), "more than the",
                "ch12_x32_within2 > ch12_x32_within3_64"),
     Comparison("12_simhash", ("ch12_w10_unrel", "ch12_w10_edit", "ch12_w0_edit", "ch12_w20_unrel",
                               "ch12_w20_formula"), "falls well below the formula",
                "abs(ch12_w10_unrel - 26.8) < 1 and ch12_w10_edit < ch12_w0_edit "
                "and ch12_w20_unrel < ch12_w20_formula - 3"),
+    Comparison("12_simhash", ("ch12_x30_predicted", "ch12_x30_measured", "ch12_x30_noise", "ch12_x30_pred",
+                              "ch12_x5_pred", "ch12_x30_share", "ch12_x5_share"), "behave alike",
+               "abs(ch12_x30_measured - ch12_x30_predicted) < ch12_x30_noise"
+               " and abs(ch12_x30_share / ch12_x5_share - 1) < 0.2 and abs(ch12_x30_pred - ch12_x5_pred) < 0.5"),
     Comparison("13_hamming_search", ("ch13_nearest_random", "ch13_expected_close"), "practically never",
                "ch13_nearest_random > 3 and ch13_expected_close < 1e-6"),
     Comparison("13_hamming_search", ("ch13_block_min", "ch13_block_max", "ch13_heavy_found"),
