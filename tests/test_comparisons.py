@@ -387,6 +387,10 @@ COMPARISONS = [
                " and abs(ch13_lonely_count_20 - ch13_lonely_pred_count_20) < 4 * ch13_lonely_pred_count_20 ** 0.5"),
     Comparison("13_hamming_search", ("ch13_ex4_max_z",), "within the noise of 1,000 queries",
                "ch13_ex4_max_z < 3"),
+    Comparison("14_containment", ("ch14_story_shingles", "ch14_page_shingles", "ch14_story_j", "ch14_story_c",
+                                  "ch14_page_in_story"), "agree to the digit",
+               "(ch14_story_shingles, ch14_page_shingles) == (116, 1016) and ch14_story_j == 0.114"
+               " and ch14_story_c == 1 and ch14_page_in_story == ch14_story_j"),
     Comparison("14_containment", ("ch14_long_j", "ch14_part_j", "ch14_unrelated_max"),
                "nearly the same number",
                "abs(ch14_long_j - ch14_part_j) < 0.002 and ch14_unrelated_max < ch14_long_j / 2"),
@@ -405,6 +409,8 @@ COMPARISONS = [
                                   "ch14_ens28_estimated"), "removes the wrong ones and keeps recall at",
                "ch14_ens28_precision < 1 and ch14_ens28_verified == ch14_ens28_recall"
                " and ch14_ens28_estimated < 0.8 * ch14_ens28_verified"),
+    Comparison("14_containment", ("ch14_below1_10", "ch14_below08_10"), "about half of the estimates",
+               "0.35 < ch14_below1_10 < 0.65 and ch14_below08_10 > 0.2"),
     Comparison("14_containment", ("ch14_chunk200_recall", "ch14_chunk200_verified", "ch14_chunks200",
                                   "ch14_chunks100"), "Halving the chunk size doubles the index",
                "ch14_chunk200_recall == ch14_chunk200_verified == 1"
