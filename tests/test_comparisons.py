@@ -452,6 +452,8 @@ COMPARISONS = [
                "It drops below 1.10", "ch15_ex_below_110 < ch15_ex_below_1 and ch15_ex_union < 128"),
     Comparison("15_faster_signatures", ("ch15_rot_bias", "ch15_rot_rmse_5", "ch15_opt_rmse_5"),
                "come out at the truth", "ch15_rot_bias < 0.01 and ch15_rot_rmse_5 > ch15_opt_rmse_5"),
+    Comparison("15b_bbit_minhash", ("ch15b_bbit_raw_1", "ch15b_bbit_corr_1"), "overestimates by almost exactly",
+               "abs(ch15b_bbit_raw_1 - 0.75) < 0.005 and abs(ch15b_bbit_corr_1 - 0.5) < 0.005"),
     Comparison("15b_bbit_minhash", ("ch15b_bbit_rmse_32", "ch15b_bbit_rmse_8", "ch15b_bbit_rmse_2",
                                     "ch15b_bbit_rmse_1"), "grows slowly at first and then faster",
                "ch15b_bbit_rmse_8 - ch15b_bbit_rmse_32 < ch15b_bbit_rmse_2 - ch15b_bbit_rmse_8"
@@ -463,6 +465,10 @@ COMPARISONS = [
                                     "ch15b_band_expected_2"), "Measured and expected counts agree",
                "abs(ch15b_band_found_1 - ch15b_band_expected_1) < 3 * ch15b_band_expected_1 ** 0.5"
                " and abs(ch15b_band_found_2 - ch15b_band_expected_2) < 3 * ch15b_band_expected_2 ** 0.5"),
+    Comparison("15b_bbit_minhash", ("ch15b_which_oph_long", "ch15b_which_classic_long"),
+               "at least as accurate (RMSE", "ch15b_which_oph_long <= ch15b_which_classic_long"),
+    Comparison("15b_bbit_minhash", ("ch15b_sd_1bit_256", "ch15b_sd_2bit_128"), "a little better still",
+               "ch15b_sd_1bit_256 < ch15b_sd_2bit_128 < 1.1 * ch15b_sd_1bit_256"),
     Comparison("16_cross_check", ("ch16_ours_time", "ch16_bulk_time", "ch16_theirs_time"),
                "the order does not",
                "ch16_ours_time < ch16_bulk_time and ch16_ours_time < ch16_theirs_time"),
