@@ -10,8 +10,9 @@ are then read for two kinds of evidence about a letter:
   "$x$ = the ..."; the definition must share a keyword with the box's meaning.
 
 A short list of phrases the review found (the affine offset written $b$, bands written
-$B$) is forbidden outright. The one stated exception, b-bit MinHash's $b$ counting bits,
-holds in a passage that names b-bit MinHash.
+$B$, containment written $C(A, B)$ although $C$ is a set) is forbidden outright. The one
+stated exception, b-bit MinHash's $b$ counting bits, holds in a passage that names b-bit
+MinHash.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ B_BIT_CHAPTER = "15b_bbit_minhash.ipynb"  # the box's one exception: here $b$ co
 COUNTS: dict[str, set[str]] = {
     "N": {"documents", "fingerprints", "articles"},
     "L": {"words", "word"},
+    "e": {"words", "word"},
+    "w": {"words", "word"},
+    "A": set(),
+    "B": set(),
+    "C": set(),
+    "M": set(),
     "m": {"shingles", "elements", "ids", "values"},
     "k": {"words", "word", "characters", "shingles", "consecutive"},
     "n": {"values", "hash", "functions", "bins", "positions", "entries", "minima"},
@@ -55,6 +62,12 @@ COUNTS: dict[str, set[str]] = {
 KEYWORDS: dict[str, set[str]] = {
     "N": {"documents", "fingerprints", "corpus"},
     "L": {"words", "length"},
+    "e": {"excerpt"},
+    "w": {"chunk", "window"},
+    "A": {"set", "sets", "shingles"},
+    "B": {"set", "sets", "shingles"},
+    "C": {"set", "sets", "shingles"},
+    "M": {"matrix"},
     "m": {"shingles", "shingle", "set"},
     "k": {"shingle", "words", "characters"},
     "n": {"signature", "hash", "bins", "values"},
@@ -90,6 +103,7 @@ DEFINITION = re.compile(
 FORBIDDEN = {
     r"\(a [xh]'? \+ b\)": "the affine offset is $c$ ($a x + c$), not $b$",
     r"\$B\$ bands": "bands are $b$ (written out in 15b, where $b$ counts bits)",
+    r"(?<![\w\\])C\((?:A|B|E|\\text)": "containment is $\\operatorname{cont}(A, B)$; $C$ is a shingle set",
     r"\\sum_t": "$t$ is the threshold, not an index",
     r"\$r\$ smallest": "$r$ counts rows, not ranks",
     r"Jaccard distance[^.]*\$d[ =$]|\$d[ =$][^.]*Jaccard distance": (
@@ -194,7 +208,8 @@ BOX = notation_box()
 
 
 def test_box_gives_each_quantity_one_letter():
-    for letter in ("N", "L", "m", "k", "n", "b", "r", "s", "J", "t", "g", "c", "d", r"d_{\max}", r"\ell"):
+    for letter in ("N", "L", "e", "w", "A", "B", "C", "M", "m", "k", "n", "b", "r", "s", "J", "t", "g", "c",
+                   "d", r"d_{\max}", r"\ell"):
         assert letter in BOX, letter
     assert set(BOX) <= set(COUNTS) and set(BOX) <= set(KEYWORDS), "every box letter is checked"
     for letter, keywords in KEYWORDS.items():
@@ -227,6 +242,9 @@ PLANTED = [
     ("where $b$ is its key length", "$b$ defined as"),
     ("the Jaccard distance $d = 1 - J$", "$d$ is Hamming"),
     ("one of $k$ bins", "$k$ counts bins"),
+    ("Let $e$ be the number of edits.", "$e$ defined as"),
+    ("a shared feature of weight $w = 10$ bits", "$w$ counts bits"),
+    ("the containment $C(A, B)$ of $A$ in $B$", "containment is"),
 ]
 
 
