@@ -73,8 +73,8 @@ def run_one(target_docs: int, n_jobs: int, scheme: str) -> dict:
 
     family_pairs = [(a, b) for m in multi for i, a in enumerate(m) for b in m[i + 1 :]]
     truth = [pair for pair, ok in zip(family_pairs, similar(family_pairs)) if ok]
-    found = sum(cluster_of[a] == cluster_of[b] for a, b in truth)
     missed = [pair for pair in truth if cluster_of[pair[0]] != cluster_of[pair[1]]]
+    found = len(truth) - len(missed)
     missed_local = np.searchsorted(needed, np.asarray(missed, dtype=np.int64).reshape(-1, 2))
     missed_j = jaccard_of_pairs(sets, missed_local)
     verified_ok = int(similar(result.pairs).sum())
